@@ -1,0 +1,255 @@
+package recoverable
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// RecoverableZookeeper is the articles' RecoverableZookeeper: a ZooKeeper
+// client whose operations retry the faults a retry can cure, with the backoff
+// of a RetryCounter, and whose session changes are published to observers
+// without loss (see Observe).
+type RecoverableZookeeper struct {
+	conn    *zk.Conn
+	servers []string
+	retry   RetryCounterFactory
+	log     *slog.Logger
+
+	events  *broadcaster
+	timeout atomic.Int64 // negotiated session timeout in ns, read off the wire
+
+	// Only go-zookeeper's callback goroutine writes these.
+	lastSession int64
+	expired     bool
+	connected   bool
+
+	connReady chan struct{} // closed once conn is set, before any callback reads it
+	quit      chan struct{}
+	closeOnce sync.Once
+	loopDone  chan struct{} // closed when go-zookeeper's event channel closes
+}
+
+// Option configures a RecoverableZookeeper.
+type Option func(*options)
+
+type options struct {
+	retry  RetryCounterFactory
+	logger *slog.Logger
+}
+
+// WithRetry sets the RetryCounterFactory used for every operation.
+func WithRetry(f RetryCounterFactory) Option { return func(o *options) { o.retry = f } }
+
+// WithLogger sets the logger. go-zookeeper's own messages go to it at debug
+// level, so they stay out of sight at the default info level.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// Connect starts a client for servers ("host:port" each) with the session
+// timeout asked for. It returns at once: go-zookeeper connects, and
+// reconnects, in the background. Use WaitConnected or Observe to follow it.
+func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*RecoverableZookeeper, error) {
+	o := options{retry: DefaultRetryCounterFactory(), logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r := &RecoverableZookeeper{
+		servers:   append([]string(nil), servers...),
+		retry:     o.retry,
+		log:       o.logger,
+		events:    newBroadcaster(),
+		connReady: make(chan struct{}),
+		quit:      make(chan struct{}),
+		loopDone:  make(chan struct{}),
+	}
+	r.timeout.Store(int64(sessionTimeout))
+	conn, ch, err := zk.Connect(servers, sessionTimeout,
+		zk.WithEventCallback(r.onEvent),
+		zk.WithLogger(zkLogger{r.log}),
+		zk.WithDialer(r.dial),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("recoverable: connect to %s: %w", strings.Join(servers, ","), err)
+	}
+	r.conn = conn
+	close(r.connReady)
+	// The callback already sees every event. Draining the channel tells us when
+	// go-zookeeper's loop has ended, so that Close can wait for it.
+	go func() {
+		defer close(r.loopDone)
+		for range ch { //nolint:revive // drained on purpose
+		}
+	}()
+	return r, nil
+}
+
+// Conn returns the underlying go-zookeeper connection, for what this
+// wrapper does not cover. Its calls are not retried.
+func (r *RecoverableZookeeper) Conn() *zk.Conn { return r.conn }
+
+// SessionID returns the id of the session held now, or 0.
+func (r *RecoverableZookeeper) SessionID() int64 { return r.conn.SessionID() }
+
+// SessionTimeout returns the timeout the server negotiated for the current
+// session, or the one asked for before any session.
+func (r *RecoverableZookeeper) SessionTimeout() time.Duration {
+	return time.Duration(r.timeout.Load())
+}
+
+// State returns the latest session event.
+func (r *RecoverableZookeeper) State() SessionEvent { return r.events.current() }
+
+// Observe returns a channel of session events. The first event is the state
+// at the time of the call; then every change follows, in order, none dropped,
+// however slowly the caller reads. The channel closes after StateClosed or
+// when ctx is done.
+func (r *RecoverableZookeeper) Observe(ctx context.Context) <-chan SessionEvent {
+	return r.events.observe(ctx)
+}
+
+// WaitConnected blocks until the client holds a session or ctx is done. While
+// it waits it logs "waiting for ZooKeeper", less and less often.
+func (r *RecoverableZookeeper) WaitConnected(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := r.Observe(ctx)
+	counter := NewRetryCounter(1<<30, 500*time.Millisecond, 30*time.Second, 0)
+	for {
+		next := counter.Backoff()
+		timer := time.NewTimer(next)
+		select {
+		case ev, ok := <-events:
+			timer.Stop()
+			if !ok {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return ErrClosed
+			}
+			if ev.State == StateConnected {
+				return nil
+			}
+		case <-timer.C:
+			r.log.Info("waiting for ZooKeeper", "servers", strings.Join(r.servers, ","), "next_check_in", counter.Backoff())
+			counter.UseRetry()
+		}
+	}
+}
+
+// Close ends the session, so that its ephemeral znodes vanish at once, and
+// waits for go-zookeeper's goroutines and every observer to finish. It is
+// safe to call more than once.
+func (r *RecoverableZookeeper) Close() {
+	r.closeOnce.Do(func() {
+		close(r.quit)
+		id := r.conn.SessionID()
+		r.conn.Close()
+		<-r.loopDone
+		r.log.Debug("session closed", "session", fmt.Sprintf("0x%x", id))
+		r.events.close(time.Second)
+	})
+}
+
+// closed reports whether Close was called.
+func (r *RecoverableZookeeper) closed() bool {
+	select {
+	case <-r.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+// onEvent runs on go-zookeeper's goroutine for every event; it must not
+// block. It turns the client's raw states into SessionEvents: go-zookeeper
+// says "has session" both after a plain reconnect and after it quietly
+// replaced an expired session, and only the session id tells them apart.
+func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
+	if ev.Type != zk.EventSession {
+		return
+	}
+	<-r.connReady // at most the instant between zk.Connect and its return
+	switch ev.State {
+	case zk.StateHasSession:
+		id := r.conn.SessionID()
+		out := SessionEvent{State: StateConnected, SessionID: id, NewSession: id != r.lastSession,
+			Timeout: r.SessionTimeout(), Server: ev.Server}
+		switch {
+		case r.expired:
+			r.log.Warn("session expired; new session", "session", fmt.Sprintf("0x%x", id), "timeout", out.Timeout)
+		case out.NewSession:
+			r.log.Info("connected", "session", fmt.Sprintf("0x%x", id), "timeout", out.Timeout, "server", ev.Server)
+		default:
+			r.log.Info("reconnected", "session", fmt.Sprintf("0x%x", id), "server", ev.Server)
+		}
+		r.lastSession, r.expired, r.connected = id, false, true
+		r.events.publish(out)
+	case zk.StateDisconnected:
+		// go-zookeeper says "disconnected" again after every failed dial;
+		// only the first one after a session is news.
+		if !r.connected || r.closed() {
+			return
+		}
+		r.connected = false
+		r.log.Warn("disconnected from ZooKeeper", "session", fmt.Sprintf("0x%x", r.lastSession), "server", ev.Server)
+		r.events.publish(SessionEvent{State: StateDisconnected, SessionID: r.lastSession, Server: ev.Server})
+	case zk.StateExpired:
+		r.expired, r.connected = true, false
+		r.log.Warn("session expired", "session", fmt.Sprintf("0x%x", r.lastSession))
+		r.events.publish(SessionEvent{State: StateExpired, SessionID: r.lastSession, Server: ev.Server})
+	case zk.StateAuthFailed:
+		r.log.Error("ZooKeeper refused our credentials", "server", ev.Server)
+		r.events.publish(SessionEvent{State: StateAuthFailed, SessionID: r.lastSession, Server: ev.Server})
+	}
+}
+
+// dial opens a TCP connection that reads the negotiated session timeout off
+// the server's first reply: go-zookeeper keeps it private, and the monitors
+// need it to know how long a disconnected session can still be alive.
+func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &timeoutSniffer{Conn: c, found: func(ms int32) {
+		if ms > 0 {
+			r.timeout.Store(int64(ms) * int64(time.Millisecond))
+		}
+	}}, nil
+}
+
+// timeoutSniffer watches the first 12 bytes a server sends on a new
+// connection: the frame length, the protocol version and the negotiated
+// session timeout in milliseconds (ZooKeeper's ConnectResponse).
+type timeoutSniffer struct {
+	net.Conn
+	head  [12]byte
+	n     int
+	found func(ms int32)
+}
+
+func (s *timeoutSniffer) Read(p []byte) (int, error) {
+	n, err := s.Conn.Read(p)
+	if s.n < len(s.head) && n > 0 {
+		s.n += copy(s.head[s.n:], p[:n])
+		if s.n == len(s.head) {
+			h := s.head
+			s.found(int32(uint32(h[8])<<24 | uint32(h[9])<<16 | uint32(h[10])<<8 | uint32(h[11])))
+		}
+	}
+	return n, err
+}
+
+// zkLogger routes go-zookeeper's log lines into slog at debug level.
+type zkLogger struct{ log *slog.Logger }
+
+func (l zkLogger) Printf(format string, args ...any) {
+	l.log.Debug("zk: " + fmt.Sprintf(format, args...))
+}

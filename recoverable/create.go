@@ -1,0 +1,185 @@
+package recoverable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ProtectedPrefix starts the name of every protected sequential znode:
+// "_c_<32 hex digits of GUID>-<prefix><10-digit sequence>", the form of
+// Curator and go-zookeeper, so that tools from either world recognise it.
+const ProtectedPrefix = "_c_"
+
+// Create makes a persistent znode. It is not idempotent, so a retried create
+// that meets node-exists reports it; callers that only need the node to be
+// there use EnsurePath.
+func (r *RecoverableZookeeper) Create(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
+	p, _, err := retry(ctx, r, "create", path, func() (string, error) {
+		return r.conn.Create(path, data, 0, acl)
+	})
+	return p, wrap("create", path, err)
+}
+
+// EnsurePath creates path and any missing parents as empty persistent
+// znodes. Existing ones are left as they are.
+func (r *RecoverableZookeeper) EnsurePath(ctx context.Context, path string, acl []zk.ACL) error {
+	for i := 1; i <= len(path); i++ {
+		if i < len(path) && path[i] != '/' {
+			continue
+		}
+		_, err := r.Create(ctx, path[:i], nil, acl)
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateEphemeral makes the ephemeral znode path, the single-file election's
+// create. After a lost reply the retry may meet node-exists: the node then
+// counts as ours only when its EphemeralOwner is our current session. (The
+// article compared the data, which two processes with the same name share.)
+// Anyone else's node yields an error that errors.Is matches to
+// zk.ErrNodeExists.
+func (r *RecoverableZookeeper) CreateEphemeral(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
+	counter := r.retry.Create()
+	for attempts := 1; ; attempts++ {
+		p, err := call(ctx, r, func() (string, error) {
+			return r.conn.Create(path, data, zk.FlagEphemeral, acl)
+		})
+		if errors.Is(err, zk.ErrNodeExists) {
+			mine, ownErr := r.ownedBySession(ctx, path)
+			switch {
+			case mine:
+				r.log.Info("create found its own node after a lost reply", "path", path)
+				return path, nil
+			case errors.Is(ownErr, zk.ErrNoNode):
+				// The holder left in between: try again at once, for a retry.
+				if !counter.ShouldRetry() {
+					return "", wrap("create", path, err)
+				}
+				counter.UseRetry()
+				continue
+			case ownErr != nil:
+				return "", wrap("create", path, ownErr)
+			default:
+				return "", wrap("create", path, err)
+			}
+		}
+		if err == nil || !IsRetryable(err) {
+			return p, wrap("create", path, err)
+		}
+		if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
+			return "", err
+		}
+	}
+}
+
+// ownedBySession reports whether path is an ephemeral znode of the session
+// held right now.
+func (r *RecoverableZookeeper) ownedBySession(ctx context.Context, path string) (bool, error) {
+	ok, st, err := r.Exists(ctx, path)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, zk.ErrNoNode
+	}
+	id := r.SessionID()
+	return id != 0 && st.EphemeralOwner == id, nil
+}
+
+// CreateProtectedEphemeralSequential makes an EPHEMERAL|SEQUENTIAL child of
+// parent named ProtectedPrefix+GUID+"-"+prefix, the candidate's znode in the
+// sequential election, and returns its full path.
+//
+// When the reply is lost, the server may or may not have made the node. So
+// before trying again it syncs, lists parent, and takes a child with our GUID
+// only if its EphemeralOwner is our current session: a node of an older,
+// expired session is about to vanish and must not be trusted (Curator's
+// CURATOR-498). Should two nodes of ours turn up, the extras are deleted, so
+// that no candidate is left standing for nobody.
+func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Context, parent, prefix string, data []byte, acl []zk.ACL) (string, error) {
+	guid, err := newGUID()
+	if err != nil {
+		return "", err
+	}
+	name := ProtectedPrefix + guid + "-" + prefix
+	path := strings.TrimSuffix(parent, "/") + "/" + name
+	counter := r.retry.Create()
+	lost := false
+	for attempts := 1; ; attempts++ {
+		if lost {
+			found, err := r.findOwn(ctx, parent, ProtectedPrefix+guid+"-")
+			if err != nil && !IsRetryable(err) {
+				return "", err
+			}
+			if found != "" {
+				r.log.Info("create found its own node after a lost reply", "path", found)
+				return found, nil
+			}
+		}
+		p, err := call(ctx, r, func() (string, error) {
+			return r.conn.Create(path, data, zk.FlagEphemeral|zk.FlagSequence, acl)
+		})
+		if err == nil || !IsRetryable(err) {
+			return p, wrap("create", path, err)
+		}
+		lost = true
+		if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
+			return "", err
+		}
+	}
+}
+
+// findOwn returns the child of parent that starts with namePrefix and is an
+// ephemeral of the current session, or "". Extra matches of ours are deleted.
+func (r *RecoverableZookeeper) findOwn(ctx context.Context, parent, namePrefix string) (string, error) {
+	if err := r.Sync(ctx, parent); err != nil {
+		return "", err
+	}
+	children, err := r.Children(ctx, parent)
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(children) // same GUID and prefix: the order is the sequence's
+	var own []string
+	for _, c := range children {
+		if !strings.HasPrefix(c, namePrefix) {
+			continue
+		}
+		p := strings.TrimSuffix(parent, "/") + "/" + c
+		mine, err := r.ownedBySession(ctx, p)
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return "", err
+		}
+		if mine {
+			own = append(own, p)
+		}
+	}
+	if len(own) == 0 {
+		return "", nil
+	}
+	for _, extra := range own[1:] {
+		r.log.Warn("deleting a duplicate candidate node of ours", "path", extra)
+		if err := r.Delete(ctx, extra, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return "", err
+		}
+	}
+	return own[0], nil
+}
+
+func newGUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("recoverable: make a GUID: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}

@@ -1,0 +1,26 @@
+package recoverable
+
+import (
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ErrClosed is returned by every operation once Close was called. It is never
+// retried: go-zookeeper reports its own shutdown as a connection loss, which
+// would otherwise look retryable.
+var ErrClosed = errors.New("recoverable: closed")
+
+// ErrRetriesExhausted wraps the last recoverable error of an operation that
+// used up its RetryCounter.
+var ErrRetriesExhausted = errors.New("recoverable: retries exhausted")
+
+// IsRetryable reports whether err is a fault that a retry can cure: the
+// connection was lost mid-request (Java's CONNECTIONLOSS) or no server could be
+// reached in a full pass over the list. go-zookeeper has no OPERATIONTIMEOUT
+// code; a request that hangs ends in a connection loss when the client's receive
+// timeout fires. Everything else — session expiry, auth failure, no-node,
+// node-exists, bad-version, a cancelled context — goes straight to the caller.
+func IsRetryable(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
+}

@@ -1,0 +1,193 @@
+package recoverable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// retry runs op until it succeeds, fails for good, or the RetryCounter runs
+// out: the article's loop. Only IsRetryable errors are retried. It returns
+// how many attempts were made along with op's result.
+func retry[T any](ctx context.Context, r *RecoverableZookeeper, name, path string, op func() (T, error)) (T, int, error) {
+	counter := r.retry.Create()
+	for attempts := 1; ; attempts++ {
+		v, err := call(ctx, r, op)
+		if err == nil || !IsRetryable(err) {
+			return v, attempts, err
+		}
+		if err := r.backoff(ctx, counter, name, path, attempts, err); err != nil {
+			return v, attempts, err
+		}
+	}
+}
+
+// backoff is the article's "sleep, then use a retry" step after a retryable
+// error. It returns an error, and the caller gives up, when no retry is left
+// or ctx is done.
+func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounter, name, path string, attempts int, cause error) error {
+	if !counter.ShouldRetry() {
+		return fmt.Errorf("%s %s: %w after %d attempts: %w", name, path, ErrRetriesExhausted, attempts, cause)
+	}
+	r.log.Info("ZooKeeper connection lost; will retry", "op", name, "path", path,
+		"attempt", counter.AttemptTimes(), "of", counter.MaxRetries(), "backoff", counter.Backoff(), "error", cause)
+	if err := counter.SleepUntilNextRetry(ctx); err != nil {
+		return err
+	}
+	counter.UseRetry()
+	return nil
+}
+
+// call runs one attempt of op, but returns as soon as ctx is done or the
+// client is closed. go-zookeeper's calls take no context; an abandoned call
+// still ends on its own, when the server answers or the connection drops.
+func call[T any](ctx context.Context, r *RecoverableZookeeper, op func() (T, error)) (T, error) {
+	var zero T
+	if r.closed() {
+		return zero, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := op()
+		done <- result{v, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil && r.closed() {
+			return zero, fmt.Errorf("%w: %w", ErrClosed, res.err)
+		}
+		return res.v, res.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-r.quit:
+		return zero, ErrClosed
+	}
+}
+
+// wrap names the operation and path in an error, keeping it testable with
+// errors.Is.
+func wrap(name, path string, err error) error {
+	if err == nil || errors.Is(err, ErrRetriesExhausted) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", name, path, err)
+}
+
+// Exists reports whether path exists, with its Stat.
+func (r *RecoverableZookeeper) Exists(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	type res struct {
+		ok   bool
+		stat *zk.Stat
+	}
+	v, _, err := retry(ctx, r, "exists", path, func() (res, error) {
+		ok, st, err := r.conn.Exists(path)
+		return res{ok, st}, err
+	})
+	return v.ok, v.stat, wrap("exists", path, err)
+}
+
+// ExistsW is Exists that also sets a watch, which fires once when path is
+// created, deleted or changed.
+func (r *RecoverableZookeeper) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
+	type res struct {
+		ok   bool
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	}
+	v, _, err := retry(ctx, r, "exists", path, func() (res, error) {
+		ok, st, ch, err := r.conn.ExistsW(path)
+		return res{ok, st, ch}, err
+	})
+	return v.ok, v.stat, v.ch, wrap("exists", path, err)
+}
+
+// Get returns the data and Stat of path.
+func (r *RecoverableZookeeper) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	type res struct {
+		data []byte
+		stat *zk.Stat
+	}
+	v, _, err := retry(ctx, r, "get", path, func() (res, error) {
+		data, st, err := r.conn.Get(path)
+		return res{data, st}, err
+	})
+	return v.data, v.stat, wrap("get", path, err)
+}
+
+// GetW is Get that also sets a watch on path's data and existence.
+func (r *RecoverableZookeeper) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	type res struct {
+		data []byte
+		stat *zk.Stat
+		ch   <-chan zk.Event
+	}
+	v, _, err := retry(ctx, r, "get", path, func() (res, error) {
+		data, st, ch, err := r.conn.GetW(path)
+		return res{data, st, ch}, err
+	})
+	return v.data, v.stat, v.ch, wrap("get", path, err)
+}
+
+// Set writes data to path if its version matches (-1 matches any). Like
+// HBase, a retried set that meets bad-version is reported as such: the
+// caller, who knows the data, decides whether its first attempt landed.
+func (r *RecoverableZookeeper) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	st, _, err := retry(ctx, r, "set", path, func() (*zk.Stat, error) {
+		return r.conn.Set(path, data, version)
+	})
+	return st, wrap("set", path, err)
+}
+
+// Children returns the names of path's children.
+func (r *RecoverableZookeeper) Children(ctx context.Context, path string) ([]string, error) {
+	v, _, err := retry(ctx, r, "children", path, func() ([]string, error) {
+		children, _, err := r.conn.Children(path)
+		return children, err
+	})
+	return v, wrap("children", path, err)
+}
+
+// ChildrenW is Children that also sets a watch, which fires once when a
+// child is added or removed.
+func (r *RecoverableZookeeper) ChildrenW(ctx context.Context, path string) ([]string, <-chan zk.Event, error) {
+	type res struct {
+		children []string
+		ch       <-chan zk.Event
+	}
+	v, _, err := retry(ctx, r, "children", path, func() (res, error) {
+		children, _, ch, err := r.conn.ChildrenW(path)
+		return res{children, ch}, err
+	})
+	return v.children, v.ch, wrap("children", path, err)
+}
+
+// Delete removes path if its version matches (-1 matches any). A delete
+// that is retried after a connection loss and then finds no node counts as
+// done: the lost attempt is the one that removed it.
+func (r *RecoverableZookeeper) Delete(ctx context.Context, path string, version int32) error {
+	_, attempts, err := retry(ctx, r, "delete", path, func() (struct{}, error) {
+		return struct{}{}, r.conn.Delete(path, version)
+	})
+	if attempts > 1 && errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	return wrap("delete", path, err)
+}
+
+// Sync makes the server this client talks to catch up with the leader, so
+// that the next read sees every write committed before it.
+func (r *RecoverableZookeeper) Sync(ctx context.Context, path string) error {
+	_, _, err := retry(ctx, r, "sync", path, func() (string, error) {
+		return r.conn.Sync(path)
+	})
+	return wrap("sync", path, err)
+}

@@ -137,7 +137,7 @@ func (r *RecoverableZookeeper) WaitConnected(ctx context.Context) error {
 				return nil
 			}
 		case <-timer.C:
-			r.log.Info("waiting for ZooKeeper", "servers", strings.Join(r.servers, ","), "next_check_in", counter.Backoff())
+			r.log.Info("waiting for ZooKeeper at "+strings.Join(r.servers, ","), "next_check_in", counter.Backoff())
 			counter.UseRetry()
 		}
 	}

@@ -1,0 +1,184 @@
+package nodemonitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// Prefix names a candidate's znode, "n_" in the recipe. With the protected
+// name and the sequence that ZooKeeper appends, a child of /election reads
+// "_c_<guid>-n_0000000007".
+const Prefix = "n_"
+
+// candidateName matches the children that are candidates, with or without
+// the protected prefix; the group is the 10-digit sequence number.
+var candidateName = regexp.MustCompile(`^(?:` + recoverable.ProtectedPrefix + `[0-9a-f]{32}-)?` + Prefix + `(\d{10})$`)
+
+// Candidate is one child of the election znode that takes part in it.
+type Candidate struct {
+	// Name is the child's name.
+	Name string
+	// Seq is the sequence number ZooKeeper gave it.
+	Seq int64
+}
+
+// Candidates picks the candidates out of the election znode's children and
+// sorts them by sequence number: the first one leads. Other children are
+// ignored. The names must not be sorted as text: the protected prefix holds
+// a random GUID in front of the number.
+func Candidates(children []string) []Candidate {
+	var out []Candidate
+	for _, c := range children {
+		m := candidateName.FindStringSubmatch(c)
+		if m == nil {
+			continue
+		}
+		seq, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, Candidate{Name: c, Seq: seq})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// sequential is the recipe of the ZooKeeper documentation that the articles
+// port.
+type sequential struct {
+	zk      *recoverable.RecoverableZookeeper
+	path    string
+	data    []byte
+	acl     []zk.ACL
+	watch   WatchMode
+	log     *slog.Logger
+	node    string // our znode, "" until we join
+	session int64  // the session that owns node
+}
+
+// New starts a candidate of the sequential election at the election path
+// (DefaultPath unless WithPath says otherwise), on the session of rz, that
+// tells listener when to speak.
+func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option) (*Monitor, error) {
+	cfg, err := NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	r := &sequential{zk: rz, path: cfg.Path, data: []byte(listener.ProcessName()), acl: cfg.ACL, watch: cfg.Watch, log: cfg.Logger}
+	return Run(rz, listener, r, cfg), nil
+}
+
+// Check implements Recipe: join, list the candidates, and lead or watch.
+func (s *sequential) Check(ctx context.Context) (Decision, error) {
+	for {
+		if s.node != "" && s.session != s.zk.SessionID() {
+			// Curator learned this the hard way: a znode of an older session
+			// is gone or about to go. Never count it as ours.
+			s.node = ""
+		}
+		if s.node == "" {
+			if err := s.join(ctx); err != nil {
+				return Decision{}, err
+			}
+		}
+		var (
+			children []string
+			wake     <-chan zk.Event
+			err      error
+		)
+		if s.watch == WatchChildren {
+			// The first article's way: everyone watches the whole list.
+			children, wake, err = s.zk.ChildrenW(ctx, s.path)
+		} else {
+			children, err = s.zk.Children(ctx, s.path)
+		}
+		if err != nil {
+			return Decision{}, err
+		}
+		cands := Candidates(children)
+		me := s.index(cands)
+		if me < 0 {
+			// Someone deleted our znode (an operator, with zkCli). Whatever
+			// we were, we are not a candidate now: join at the back.
+			s.log.Warn("our znode is gone; rejoining at the back of the line", "znode", s.node)
+			s.node = ""
+			continue
+		}
+		if s.watch == WatchChildren {
+			return Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+		}
+		// The leader watches its own znode, so that a delete by hand stops
+		// it at once; a follower watches only the one just ahead of it.
+		target := s.node
+		if me > 0 {
+			target = s.path + "/" + cands[me-1].Name
+		}
+		ok, _, wake, err := s.zk.ExistsW(ctx, target)
+		if err != nil {
+			return Decision{}, err
+		}
+		if !ok {
+			// It vanished between the listing and the watch: look again now.
+			continue
+		}
+		if me > 0 {
+			s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
+		}
+		return Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+	}
+}
+
+// join makes sure the election znode exists and creates our candidate.
+func (s *sequential) join(ctx context.Context) error {
+	if err := s.zk.EnsurePath(ctx, s.path, s.acl); err != nil {
+		return err
+	}
+	session := s.zk.SessionID()
+	node, err := s.zk.CreateProtectedEphemeralSequential(ctx, s.path, Prefix, s.data, s.acl)
+	if err != nil {
+		return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
+	}
+	if s.zk.SessionID() != session {
+		// The session changed under the create; the node may be the old
+		// session's and about to vanish. Check again on the new session.
+		return fmt.Errorf("nodemonitor: join %s: %w", s.path, ErrSessionChanged)
+	}
+	s.node, s.session = node, session
+	s.log.Info("joined the election", "znode", node, "session", fmt.Sprintf("0x%x", s.session))
+	return nil
+}
+
+// index finds our znode among the candidates, or -1.
+func (s *sequential) index(cands []Candidate) int {
+	for i, c := range cands {
+		if s.path+"/"+c.Name == s.node {
+			return i
+		}
+	}
+	return -1
+}
+
+// Leave implements Recipe: delete our znode if this session still owns it.
+func (s *sequential) Leave(ctx context.Context) error {
+	if s.node == "" || s.session != s.zk.SessionID() {
+		return nil
+	}
+	err := s.zk.Delete(ctx, s.node, -1)
+	if errors.Is(err, zk.ErrNoNode) {
+		err = nil
+	}
+	if err == nil {
+		s.log.Info("left the election", "znode", s.node)
+		s.node = ""
+	}
+	return err
+}

@@ -2,4 +2,13 @@ module zkspeaker
 
 go 1.22
 
-require github.com/go-zookeeper/zk v1.0.4
+require (
+	github.com/go-zookeeper/zk v1.0.4
+	github.com/urfave/cli/v2 v2.27.7
+)
+
+require (
+	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+)

@@ -236,7 +236,7 @@ func (m *Monitor) deactivate(why string) {
 	m.setState(StateInactive)
 	m.listener.StopSpeaking()
 	if prev == StateActive || prev == StatePaused {
-		m.log.Warn("stopped speaking", "reason", why)
+		m.log.Warn("no longer the leader", "reason", why)
 	}
 }
 

@@ -80,7 +80,7 @@ func (s *Speaker) StartSpeaking() {
 		return
 	}
 	s.active = true
-	s.log.Info("started speaking", "name", s.name, "next_counter", s.counter+1)
+	s.log.Info("started speaking", "next_counter", s.counter+1)
 	s.speakLocked()
 	select {
 	case s.restart <- struct{}{}:
@@ -97,7 +97,7 @@ func (s *Speaker) StopSpeaking() {
 		return
 	}
 	s.active = false
-	s.log.Info("stopped speaking", "name", s.name, "last_counter", s.counter)
+	s.log.Info("stopped speaking", "last_counter", s.counter)
 }
 
 // Speaking reports whether the Speaker is active.

@@ -1,13 +1,59 @@
 // Command speaker runs one candidate of the Speaker demo: it joins a leader
-// election in ZooKeeper and appends lines to out/out.txt while it leads.
+// election in ZooKeeper and, while it leads, appends "<time> <name>
+// <counter>" lines to out/out.txt. Start several, kill the one that speaks,
+// and watch another take over.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/recoverable"
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "speaker: not built yet")
-	os.Exit(1)
+	err := newApp().Run(os.Args)
+	var usage usageError
+	switch {
+	case err == nil:
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, "speaker: "+usage.msg)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "speaker: "+err.Error())
+		os.Exit(1)
+	}
+}
+
+func newApp() *cli.App {
+	retry := recoverable.DefaultRetryCounterFactory()
+	return &cli.App{
+		Name:  "speaker",
+		Usage: "speak in out/out.txt while elected leader through ZooKeeper",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers, `host:port[,host:port...]`"},
+			&cli.StringFlag{Name: "election", Value: "sequential", Usage: "election recipe: sequential or single-file"},
+			&cli.StringFlag{Name: "path", Usage: "election znode (default /election for sequential, /speaker for single-file)"},
+			&cli.StringFlag{Name: "interval", Value: "1s", Usage: "time between lines"},
+			&cli.StringFlag{Name: "out", Value: "out/out.txt", Usage: "file to append to; its directory is created"},
+			&cli.StringFlag{Name: "name", Usage: "name on each line (default: the process id)"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "ZooKeeper session timeout to ask for"},
+			&cli.StringFlag{Name: "watch", Value: "predecessor", Usage: "sequential only: what followers watch, predecessor or children (the herd)"},
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "a paused leader's policy: at-most-one or at-least-one"},
+			&cli.StringFlag{Name: "retries", Value: strconv.Itoa(retry.MaxRetries), Usage: "retries of an operation after a connection loss"},
+			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "base of the exponential backoff between retries"},
+			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep (0: none)"},
+			&cli.BoolFlag{Name: "fsync", Value: true, Usage: "fsync after each line"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		},
+		Action: runSpeaker,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err.Error()}
+		},
+		HideHelpCommand: true,
+	}
 }

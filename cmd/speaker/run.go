@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+	"zkspeaker/speaker"
+	"zkspeaker/znodemonitor"
+)
+
+// runSpeaker is the default action: the articles' SpeakerServer. It wires a
+// Speaker to a monitor on a RecoverableZookeeper and runs until SIGINT or
+// SIGTERM.
+func runSpeaker(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+	}
+	cfg, err := parseConfig(c)
+	if err != nil {
+		return err
+	}
+	name := cfg.name
+	if name == "" {
+		name = strconv.Itoa(os.Getpid())
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.logLevel})).With("name", name)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	spk, err := speaker.New(cfg.out, speaker.WithName(name), speaker.WithInterval(cfg.interval),
+		speaker.WithFsync(cfg.fsync), speaker.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer spk.Close()
+
+	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout,
+		recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	go func() { _ = rz.WaitConnected(ctx) }() // logs while ZooKeeper is out of reach
+
+	opts := []nodemonitor.Option{nodemonitor.WithPath(cfg.path), nodemonitor.WithPolicy(cfg.policy),
+		nodemonitor.WithWatch(cfg.watch), nodemonitor.WithLogger(log)}
+	var mon *nodemonitor.Monitor
+	if cfg.election == "single-file" {
+		mon, err = znodemonitor.New(rz, spk, opts...)
+	} else {
+		mon, err = nodemonitor.New(rz, spk, opts...)
+	}
+	if err != nil {
+		rz.Close()
+		return err
+	}
+	log.Info("speaker started", "election", cfg.election, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
+
+	<-ctx.Done()
+	log.Info("shutting down: stop speaking, leave the election, close the session")
+	shutdown(log, spk, mon, rz)
+	return nil
+}
+
+// shutdown stops speaking at once, then deletes our znode and closes the
+// session so that the successor takes over without waiting for a timeout.
+// With ZooKeeper out of reach that could hang, so it gives up after 900 ms:
+// the process must exit within a second.
+func shutdown(log *slog.Logger, spk *speaker.Speaker, mon *nodemonitor.Monitor, rz *recoverable.RecoverableZookeeper) {
+	spk.StopSpeaking()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mon.Close()
+		rz.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(900 * time.Millisecond):
+		log.Warn("ZooKeeper did not answer in time; exiting, the session will expire on its own")
+	}
+}

@@ -2,17 +2,15 @@ package speaker
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-var lineRE = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z) (\S+) (\d+)$`)
 
 // readLines parses every line of path, failing the test on any line that is
 // not "<time> <name> <counter>".
@@ -25,18 +23,31 @@ func readLines(t *testing.T, path string) (names []string, counters []uint64) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		m := lineRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			t.Fatalf("malformed line %q", sc.Text())
+		l, err := ParseLine(sc.Text())
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := time.Parse(time.RFC3339Nano, m[1]); err != nil {
-			t.Fatalf("time %q is not RFC 3339: %v", m[1], err)
+		if len(l.Extra) != 0 || len(strings.Split(sc.Text(), " ")[0]) != len("2006-01-02T15:04:05.000000000Z") {
+			t.Fatalf("line %q is not exactly <time with 9 digits> <name> <counter>", sc.Text())
 		}
-		c, _ := strconv.ParseUint(m[3], 10, 64)
-		names = append(names, m[2])
-		counters = append(counters, c)
+		names = append(names, l.Name)
+		counters = append(counters, l.Counter)
 	}
 	return names, counters
+}
+
+func TestParseLineRejectsTornLines(t *testing.T) {
+	good := "2026-11-22T10:59:11.123456789Z 4242 17 epoch=9"
+	l, err := ParseLine(good)
+	if err != nil || l.Name != "4242" || l.Counter != 17 || len(l.Extra) != 1 || l.Time.Nanosecond() != 123456789 {
+		t.Fatalf("ParseLine(%q) = %+v, %v", good, l, err)
+	}
+	for _, bad := range []string{"", "2026-11-22T10:59:11.123456789Z 4242", "2026-11-22T10:59:11.1234 4242 1",
+		"2026-11-22T10:59:11.123456789Z 4242 x", "2026-11-22T10:59:11.123456789Z 4242 0", "2026-11-22T10:592026-11-22T10:59:11.123456789Z 1 2"} {
+		if _, err := ParseLine(bad); !errors.Is(err, ErrMalformed) {
+			t.Errorf("ParseLine(%q) = %v, want ErrMalformed", bad, err)
+		}
+	}
 }
 
 func TestSpeakerIsSilentUntilStartAndWritesAtOnce(t *testing.T) {

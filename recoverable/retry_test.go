@@ -1,0 +1,96 @@
+package recoverable
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// offline is a RecoverableZookeeper with no connection: enough to drive the
+// retry loop with operations that fail the way go-zookeeper fails.
+func offline(f RetryCounterFactory) *RecoverableZookeeper {
+	return &RecoverableZookeeper{retry: f, log: slog.New(slog.NewTextHandler(io.Discard, nil)), quit: make(chan struct{})}
+}
+
+func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {
+	r := offline(RetryCounterFactory{MaxRetries: 3, Interval: time.Millisecond})
+	for _, tc := range []struct {
+		err       error
+		wantCalls int
+	}{
+		{zk.ErrConnectionClosed, 4},
+		{zk.ErrNoServer, 4},
+		{zk.ErrSessionExpired, 1},
+		{zk.ErrAuthFailed, 1},
+		{zk.ErrNoNode, 1},
+		{zk.ErrNodeExists, 1},
+		{zk.ErrBadVersion, 1},
+	} {
+		calls := 0
+		_, attempts, err := retry(context.Background(), r, "op", "/p", func() (int, error) {
+			calls++
+			return 0, tc.err
+		})
+		if calls != tc.wantCalls || attempts != calls {
+			t.Errorf("%v: %d calls (%d attempts), want %d", tc.err, calls, attempts, tc.wantCalls)
+		}
+		if !errors.Is(err, tc.err) {
+			t.Errorf("%v: error %v does not wrap it", tc.err, err)
+		}
+		if retryable := tc.wantCalls > 1; errors.Is(err, ErrRetriesExhausted) != retryable {
+			t.Errorf("%v: ErrRetriesExhausted = %v, want %v", tc.err, errors.Is(err, ErrRetriesExhausted), retryable)
+		}
+	}
+}
+
+func TestRetrySucceedsAfterTransientLoss(t *testing.T) {
+	r := offline(RetryCounterFactory{MaxRetries: 5, Interval: time.Millisecond})
+	calls := 0
+	v, attempts, err := retry(context.Background(), r, "op", "/p", func() (string, error) {
+		calls++
+		if calls < 3 {
+			return "", zk.ErrConnectionClosed
+		}
+		return "ok", nil
+	})
+	if v != "ok" || err != nil || attempts != 3 {
+		t.Fatalf("retry = %q, %d attempts, %v; want ok after 3", v, attempts, err)
+	}
+}
+
+func TestCancelledContextEndsRetryLoopAtOnce(t *testing.T) {
+	r := offline(RetryCounterFactory{MaxRetries: 1000, Interval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	start := time.Now()
+	_, _, err := retry(ctx, r, "op", "/p", func() (int, error) { return 0, zk.ErrConnectionClosed })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("retry loop took %v to notice the cancel", d)
+	}
+	// A call stuck inside go-zookeeper is abandoned too.
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	block := make(chan struct{})
+	defer close(block)
+	if _, err := call(ctx, r, func() (int, error) { <-block; return 0, nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("blocked call = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+func TestClosedClientNeverRetries(t *testing.T) {
+	r := offline(RetryCounterFactory{MaxRetries: 5, Interval: time.Millisecond})
+	close(r.quit)
+	calls := 0
+	_, _, err := retry(context.Background(), r, "op", "/p", func() (int, error) { calls++; return 0, zk.ErrConnectionClosed })
+	if !errors.Is(err, ErrClosed) || calls != 0 {
+		t.Fatalf("after Close: %d calls, err %v; want none and ErrClosed", calls, err)
+	}
+}

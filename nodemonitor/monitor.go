@@ -166,6 +166,11 @@ func (m *Monitor) loop(ctx context.Context) {
 			m.notifications++
 			m.mu.Unlock()
 			m.log.Debug("watch fired", "event", ev.Type.String(), "path", ev.Path)
+			if ev.Type == zk.EventNodeDeleted && ev.Path == m.Node() {
+				// Our own znode was deleted by hand: whatever comes next, we
+				// stop now, before asking ZooKeeper anything.
+				m.deactivate("our znode was deleted")
+			}
 			check = true
 		case <-retryC:
 			retry, check = nil, true

@@ -109,7 +109,7 @@ func (r *RecoverableZookeeper) State() SessionEvent { return r.events.current() 
 // Observe returns a channel of session events. The first event is the state
 // at the time of the call; then every change follows, in order, none dropped,
 // however slowly the caller reads. The channel closes after StateClosed or
-// when ctx is done.
+// when ctx is done; read it until then or cancel ctx, or its goroutine stays.
 func (r *RecoverableZookeeper) Observe(ctx context.Context) <-chan SessionEvent {
 	return r.events.observe(ctx)
 }

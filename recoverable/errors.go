@@ -2,6 +2,9 @@ package recoverable
 
 import (
 	"errors"
+	"io"
+	"net"
+	"syscall"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -16,11 +19,15 @@ var ErrClosed = errors.New("recoverable: closed")
 var ErrRetriesExhausted = errors.New("recoverable: retries exhausted")
 
 // IsRetryable reports whether err is a fault that a retry can cure: the
-// connection was lost mid-request (Java's CONNECTIONLOSS) or no server could be
-// reached in a full pass over the list. go-zookeeper has no OPERATIONTIMEOUT
-// code; a request that hangs ends in a connection loss when the client's receive
-// timeout fires. Everything else — session expiry, auth failure, no-node,
-// node-exists, bad-version, a cancelled context — goes straight to the caller.
+// connection was lost mid-request (Java's CONNECTIONLOSS), or no server could
+// be reached in a full pass over the list. go-zookeeper reports a lost
+// connection as ErrConnectionClosed, or, when the request's own write failed,
+// as the raw network error. It has no OPERATIONTIMEOUT code: a request that
+// hangs ends in a connection loss when the client's receive timeout fires.
+// Everything else — session expiry, auth failure, no-node, node-exists,
+// bad-version, a cancelled context — goes straight to the caller.
 func IsRetryable(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer)
+	var netErr net.Error
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
+		errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

@@ -87,7 +87,6 @@ type broadcaster struct {
 	last    SessionEvent
 	queues  map[*eventQueue]struct{}
 	closed  bool
-	done    chan struct{}
 	workers sync.WaitGroup
 }
 
@@ -100,7 +99,6 @@ func newBroadcaster() *broadcaster {
 	return &broadcaster{
 		last:   SessionEvent{State: StateConnecting},
 		queues: make(map[*eventQueue]struct{}),
-		done:   make(chan struct{}),
 	}
 }
 
@@ -158,8 +156,6 @@ func (b *broadcaster) observe(ctx context.Context) <-chan SessionEvent {
 			case <-q.wake:
 			case <-ctx.Done():
 				return
-			case <-b.done:
-				return
 			}
 			b.mu.Lock()
 			batch := q.pending
@@ -169,8 +165,6 @@ func (b *broadcaster) observe(ctx context.Context) <-chan SessionEvent {
 				select {
 				case ch <- ev:
 				case <-ctx.Done():
-					return
-				case <-b.done:
 					return
 				}
 				if ev.State == StateClosed {
@@ -182,8 +176,9 @@ func (b *broadcaster) observe(ctx context.Context) <-chan SessionEvent {
 	return ch
 }
 
-// close publishes StateClosed, gives observers a moment to take it, then
-// ends every observer goroutine and waits for them.
+// close publishes StateClosed, the last event, and waits up to grace for
+// every observer to take it. An observer that neither reads nor cancels its
+// context keeps its goroutine until it does.
 func (b *broadcaster) close(grace time.Duration) {
 	b.publish(SessionEvent{State: StateClosed})
 	b.mu.Lock()
@@ -193,9 +188,13 @@ func (b *broadcaster) close(grace time.Duration) {
 	}
 	b.closed = true
 	b.mu.Unlock()
-	timer := time.AfterFunc(grace, func() { close(b.done) })
-	b.workers.Wait()
-	if timer.Stop() {
-		close(b.done)
+	done := make(chan struct{})
+	go func() {
+		b.workers.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
 	}
 }

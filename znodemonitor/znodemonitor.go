@@ -94,7 +94,7 @@ func (s *singleFile) Check(ctx context.Context) (nodemonitor.Decision, error) {
 			s.held = 0
 		}
 		if s.held == 0 {
-			s.log.Info("waiting: another candidate holds the znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
+			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
 		}
 		return nodemonitor.Decision{Leader: s.held != 0, Node: s.path, Wake: wake}, nil
 	}

@@ -1,0 +1,184 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/electiontest"
+	"zkspeaker/internal/zktest"
+)
+
+const (
+	tick           = 200 * time.Millisecond // zktest's tickTime
+	sessionTimeout = 2 * time.Second
+)
+
+// speakers starts one speaker per name, all on the same out file, and waits
+// until the first one speaks.
+func speakers(t *testing.T, servers, out string, election string, interval time.Duration, names ...string) map[string]*zktest.Process {
+	t.Helper()
+	procs := map[string]*zktest.Process{}
+	for _, name := range names {
+		procs[name] = zktest.RunSpeaker(t, "--servers", servers, "--election", election, "--name", name,
+			"--out", out, "--interval", interval.String(), "--session-timeout", sessionTimeout.String())
+		// Wait until it is in the race, so that they queue in name order.
+		joined := "joined the election"
+		if election == "single-file" {
+			joined = "the leader znode" // "created the leader znode" or "another candidate holds the leader znode"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err := procs[name].WaitForStderr(ctx, joined)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s did not start: %v\n%s", name, err, procs[name].Stderr())
+		}
+	}
+	return procs
+}
+
+func TestFailover(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	for _, election := range []string{"sequential", "single-file"} {
+		t.Run(election+"/SIGTERM", func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.txt")
+			procs := speakers(t, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
+			first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
+			leader := first[0].Name
+			sent := time.Now()
+			procs[leader].Term()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			if code, err := procs[leader].Wait(ctx); err != nil || code != 0 {
+				t.Fatalf("SIGTERM: exit %d, %v; want 0 within 1s", code, err)
+			}
+			terms := electiontest.WaitTerms(t, out, 5*time.Second, "a successor speaks", func(ts []electiontest.Term) bool { return len(ts) == 2 })
+			gap := terms[1].First.Sub(sent)
+			t.Logf("SIGTERM to %s; %s spoke %v later", leader, terms[1].Name, gap)
+			if gap > 200*time.Millisecond {
+				t.Fatalf("successor's first line came %v after SIGTERM, want within 200ms", gap)
+			}
+		})
+		t.Run(election+"/SIGKILL", func(t *testing.T) {
+			const interval = time.Second
+			out := filepath.Join(t.TempDir(), "out.txt")
+			procs := speakers(t, cluster.ConnString(), out, election, interval, "a", "b", "c")
+			first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
+			leader := first[0].Name
+			killed := time.Now()
+			procs[leader].Kill()
+			terms := electiontest.WaitTerms(t, out, 10*time.Second, "a successor speaks", func(ts []electiontest.Term) bool { return len(ts) == 2 })
+			gap := terms[1].First.Sub(killed)
+			bound := sessionTimeout + tick + interval
+			t.Logf("SIGKILL to %s; %s spoke %v later (bound %v)", leader, terms[1].Name, gap, bound)
+			if gap > bound {
+				t.Fatalf("successor's first line came %v after SIGKILL, want within S+tick+interval = %v", gap, bound)
+			}
+			if terms[0].Last.After(killed) {
+				t.Fatalf("the killed leader wrote at %v, after it was killed at %v", terms[0].Last, killed)
+			}
+		})
+	}
+}
+
+func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "out.txt")
+	for _, tc := range []struct {
+		flag string
+		args []string
+	}{
+		{"servers", []string{"--servers", ""}},
+		{"servers", []string{"--servers", "localhost"}},
+		{"servers", []string{"--servers", "localhost:0"}},
+		{"servers", []string{"--servers", "localhost:65536"}},
+		{"servers", []string{"--servers", "localhost:http"}},
+		{"servers", []string{"--servers", cluster.ConnString() + ",:2181"}},
+		{"interval", []string{"--interval", "0s"}},
+		{"interval", []string{"--interval", "-1s"}},
+		{"interval", []string{"--interval", "soon"}},
+		{"session-timeout", []string{"--session-timeout", "0"}},
+		{"session-timeout", []string{"--session-timeout", "5"}},
+		{"path", []string{"--path", "election"}},
+		{"path", []string{"--path", "/election/"}},
+		{"path", []string{"--path", "/a//b"}},
+		{"path", []string{"--path", "/a/./b"}},
+		{"path", []string{"--path", "/a/../b"}},
+		{"path", []string{"--path", "/zookeeper/quota"}},
+		{"election", []string{"--election", "raft"}},
+		{"watch", []string{"--watch", "everyone"}},
+		{"watch", []string{"--election", "single-file", "--watch", "children"}},
+		{"policy", []string{"--policy", "at-most-two"}},
+		{"name", []string{"--name", "two words"}},
+		{"name", []string{"--name", "tab\tname"}},
+		{"name", []string{"--name", "nul\x01"}},
+		{"name", []string{"--name", ""}},
+		{"retries", []string{"--retries", "-1"}},
+		{"retry-interval", []string{"--retry-interval", "0s"}},
+		{"log-level", []string{"--log-level", "loud"}},
+		{"out", []string{"--out", filepath.Join(plain, "out.txt")}},
+	} {
+		args := append([]string{"--servers", cluster.ConnString(), "--out", out}, tc.args...)
+		p := zktest.RunSpeaker(t, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		code, err := p.Wait(ctx)
+		cancel()
+		stderr := p.Stderr()
+		name := fmt.Sprintf("%q", tc.args)
+		if err != nil || code != 2 {
+			t.Errorf("%s: exit %d (%v), want 2; stderr %q", name, code, err, stderr)
+		}
+		if lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n"); len(lines) != 1 || !strings.Contains(stderr, "--"+tc.flag) {
+			t.Errorf("%s: stderr %q, want one line naming --%s", name, stderr, tc.flag)
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+			t.Errorf("%s: stack trace on stderr", name)
+		}
+		if tc.flag != "out" {
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("%s: the out file was created (%v)", name, err)
+			}
+		}
+	}
+	rz := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	children, err := rz.Children(ctx, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(children) != 1 || children[0] != "zookeeper" {
+		t.Fatalf("znodes after bad input: %v, want only /zookeeper", children)
+	}
+}
+
+func TestUnreachableZooKeeperIsNotBadInput(t *testing.T) {
+	zktest.Start(t, 1) // not used; it only proves ZooKeeper is installed, as every e2e test does
+	out := filepath.Join(t.TempDir(), "out.txt")
+	p := zktest.RunSpeaker(t, "--servers", "127.0.0.1:1", "--out", out)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitForStderr(ctx, "waiting for ZooKeeper at 127.0.0.1:1"); err != nil {
+		t.Fatalf("no waiting message: %v\n%s", err, p.Stderr())
+	}
+	p.Signal(os.Interrupt)
+	start := time.Now()
+	waitCtx, cancel2 := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel2()
+	code, err := p.Wait(waitCtx)
+	if err != nil || code != 0 {
+		t.Fatalf("SIGINT while waiting: exit %d, %v; want 0", code, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("exit took %v after SIGINT, want under 1s", d)
+	}
+}

@@ -1,0 +1,126 @@
+// Package electiontest runs election candidates in process against real
+// ZooKeeper servers, for the tests of nodemonitor and znodemonitor.
+package electiontest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+)
+
+// NewMonitor is nodemonitor.New or znodemonitor.New.
+type NewMonitor func(*recoverable.RecoverableZookeeper, nodemonitor.Listener, ...nodemonitor.Option) (*nodemonitor.Monitor, error)
+
+// Candidate is one in-process speaker: its session, monitor and listener.
+type Candidate struct {
+	Name     string
+	ZK       *recoverable.RecoverableZookeeper
+	Monitor  *nodemonitor.Monitor
+	Listener *zktest.Listener
+}
+
+// Leave closes the candidate's monitor and session, as SIGTERM does.
+func (c *Candidate) Leave() {
+	c.Monitor.Close()
+	c.ZK.Close()
+}
+
+// Connect opens a session on servers and waits for it.
+func Connect(t testing.TB, servers []string, timeout time.Duration) *recoverable.RecoverableZookeeper {
+	t.Helper()
+	rz, err := recoverable.Connect(servers, timeout, recoverable.WithLogger(zktest.Logger(t)),
+		recoverable.WithRetry(recoverable.RetryCounterFactory{MaxRetries: 20, Interval: 50 * time.Millisecond, MaxSleep: 500 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rz.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := rz.WaitConnected(ctx); err != nil {
+		t.Fatalf("no session: %v", err)
+	}
+	return rz
+}
+
+// Spawn starts n candidates one after another, each on its own session,
+// and waits until each has joined, so that they queue in order.
+func Spawn(t testing.TB, servers []string, n int, newMonitor NewMonitor, opts ...nodemonitor.Option) []*Candidate {
+	t.Helper()
+	var out []*Candidate
+	for i := 0; i < n; i++ {
+		c := &Candidate{Name: fmt.Sprintf("c%d", i), Listener: nil}
+		c.Listener = zktest.NewListener(c.Name)
+		c.ZK = Connect(t, servers, 2*time.Second)
+		m, err := newMonitor(c.ZK, c.Listener, append([]nodemonitor.Option{nodemonitor.WithLogger(zktest.Logger(t).With("candidate", c.Name))}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Monitor = m
+		t.Cleanup(m.Close)
+		Eventually(t, 10*time.Second, fmt.Sprintf("%s joins", c.Name), func() bool { return m.Node() != "" })
+		out = append(out, c)
+	}
+	return out
+}
+
+// Eventually polls cond every 5 ms until it holds, and fails the test with
+// what after timeout.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting until %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Speakers returns the indices of the candidates whose listener speaks.
+func Speakers(cands []*Candidate) []int {
+	var out []int
+	for i, c := range cands {
+		if c.Listener.Speaking() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// OneLeader waits until exactly one candidate speaks and is active, then
+// watches for hold that nobody else joins it, and returns its index.
+func OneLeader(t testing.TB, cands []*Candidate, hold time.Duration) int {
+	t.Helper()
+	leader := -1
+	Eventually(t, 15*time.Second, "exactly one candidate speaks", func() bool {
+		s := Speakers(cands)
+		if len(s) > 1 {
+			t.Fatalf("candidates %v speak at once", s)
+		}
+		if len(s) == 1 && cands[s[0]].Monitor.State() == nodemonitor.StateActive {
+			leader = s[0]
+			return true
+		}
+		return false
+	})
+	for end := time.Now().Add(hold); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if s := Speakers(cands); len(s) != 1 || s[0] != leader {
+			t.Fatalf("leader %d, but now speaking: %v", leader, s)
+		}
+	}
+	return leader
+}
+
+// Notifications sums the watch notifications of the candidates.
+func Notifications(cands []*Candidate) int64 {
+	var n int64
+	for _, c := range cands {
+		n += c.Monitor.Notifications()
+	}
+	return n
+}

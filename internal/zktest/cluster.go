@@ -1,0 +1,181 @@
+package zktest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// TickTime is the servers' tick: sessions from 2 to 20 ticks, 400 ms to 4 s,
+// are allowed, so tests can expire sessions quickly.
+const TickTime = 200 * time.Millisecond
+
+// Cluster is a real standalone server or ensemble, stopped by t.Cleanup.
+type Cluster struct {
+	t       testing.TB
+	inst    install
+	servers []*server
+}
+
+// Start runs n real ZooKeeper servers on free loopback ports: a standalone
+// server when n is 1, an ensemble otherwise. It returns once every server
+// serves, and fails the test (never skips it) when ZooKeeper is missing.
+func Start(t testing.TB, n int) *Cluster {
+	t.Helper()
+	inst := requireZooKeeper(t)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ { // a free port can be taken in between
+		c := &Cluster{t: t, inst: inst}
+		if err := c.start(n); err != nil {
+			lastErr = err
+			c.killAll()
+			continue
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				c.dumpLogs()
+			}
+			c.killAll()
+		})
+		return c
+	}
+	t.Fatalf("zktest: could not start %d ZooKeeper servers: %v", n, lastErr)
+	return nil
+}
+
+func (c *Cluster) start(n int) error {
+	ports, err := freePorts(3 * n)
+	if err != nil {
+		return err
+	}
+	var peers strings.Builder
+	if n > 1 {
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, ports[n+i], ports[2*n+i])
+		}
+	}
+	base, err := os.MkdirTemp("", "zktest-")
+	if err != nil {
+		return err
+	}
+	c.t.Cleanup(func() { os.RemoveAll(base) })
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(base, fmt.Sprintf("zk%d", i+1))
+		s := &server{id: i + 1, dir: dir, port: ports[i], inst: c.inst}
+		if err := s.configure(peers.String()); err != nil {
+			return err
+		}
+		c.servers = append(c.servers, s)
+	}
+	for _, s := range c.servers {
+		if err := s.start(); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.servers {
+		if err := s.waitServing(30 * time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Servers returns the client addresses, "127.0.0.1:port" each.
+func (c *Cluster) Servers() []string {
+	out := make([]string, len(c.servers))
+	for i := range c.servers {
+		out[i] = c.Server(i)
+	}
+	return out
+}
+
+// Server returns server i's client address (i counts from 0).
+func (c *Cluster) Server(i int) string { return fmt.Sprintf("127.0.0.1:%d", c.servers[i].port) }
+
+// ConnString returns the servers as a connection string.
+func (c *Cluster) ConnString() string { return strings.Join(c.Servers(), ",") }
+
+// Kill crashes server i with SIGKILL and waits until it is gone.
+func (c *Cluster) Kill(i int) { c.servers[i].stop(true) }
+
+// Stop shuts server i down with SIGTERM and waits until it is gone.
+func (c *Cluster) Stop(i int) { c.servers[i].stop(false) }
+
+// Start restarts server i with its config and data, and waits until it
+// answers. A lone member of an ensemble without quorum answers but does not
+// serve; use WaitServing for that.
+func (c *Cluster) Start(i int) {
+	c.t.Helper()
+	if err := c.servers[i].start(); err != nil {
+		c.t.Errorf("zktest: restart server %d: %v", i, err)
+		return
+	}
+	if err := c.servers[i].waitAnswering(30 * time.Second); err != nil {
+		c.t.Errorf("zktest: server %d: %v", i, err)
+	}
+}
+
+// WaitServing waits until server i serves clients again.
+func (c *Cluster) WaitServing(i int) {
+	c.t.Helper()
+	if err := c.servers[i].waitServing(30 * time.Second); err != nil {
+		c.t.Errorf("zktest: %v", err)
+	}
+}
+
+// Mode returns "leader", "follower", "standalone", or "down".
+func (c *Cluster) Mode(i int) string {
+	stats, ok := zk.FLWSrvr([]string{c.Server(i)}, time.Second)
+	if !ok || len(stats) == 0 || stats[0].Error != nil {
+		return "down"
+	}
+	return stats[0].Mode.String()
+}
+
+// Leader returns the index of the ensemble's leader, or -1.
+func (c *Cluster) Leader() int {
+	for i := range c.servers {
+		if c.Mode(i) == "leader" {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *Cluster) killAll() {
+	for _, s := range c.servers {
+		s.stop(true)
+	}
+}
+
+func (c *Cluster) dumpLogs() {
+	for _, s := range c.servers {
+		c.t.Logf("zktest: last lines of server %d's log:\n%s", s.id, s.logTail(200))
+	}
+}
+
+// freePorts asks the kernel for n distinct free loopback ports.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

@@ -1,0 +1,66 @@
+package zktest
+
+import (
+	"sync"
+	"time"
+)
+
+// Listener records what a monitor tells it, for tests that run candidates in
+// process. It satisfies nodemonitor.Listener.
+type Listener struct {
+	name     string
+	mu       sync.Mutex
+	speaking bool
+	starts   []time.Time
+	stops    []time.Time
+}
+
+// NewListener returns a silent Listener called name.
+func NewListener(name string) *Listener { return &Listener{name: name} }
+
+// StartSpeaking records the start of a term.
+func (l *Listener) StartSpeaking() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.speaking {
+		l.speaking = true
+		l.starts = append(l.starts, time.Now())
+	}
+}
+
+// StopSpeaking records the end of a term.
+func (l *Listener) StopSpeaking() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.speaking {
+		l.speaking = false
+		l.stops = append(l.stops, time.Now())
+	}
+}
+
+// ProcessName returns the name given to NewListener.
+func (l *Listener) ProcessName() string { return l.name }
+
+// Speaking reports whether the listener is between a start and a stop.
+func (l *Listener) Speaking() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.speaking
+}
+
+// Terms returns how many times the listener started speaking.
+func (l *Listener) Terms() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.starts)
+}
+
+// LastStart returns when the latest term began, or the zero time.
+func (l *Listener) LastStart() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.starts) == 0 {
+		return time.Time{}
+	}
+	return l.starts[len(l.starts)-1]
+}

@@ -1,0 +1,252 @@
+package zktest
+
+import (
+	"encoding/binary"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Proxy is a fault-injecting TCP proxy between ZooKeeper clients and one
+// server. Faults are real: connections are reset with TCP RST, or bytes are
+// silently dropped, as in a network partition.
+type Proxy struct {
+	t      testing.TB
+	target string
+	ln     net.Listener
+
+	mu       sync.Mutex
+	links    map[*link]struct{}
+	refusing bool
+	cut      bool
+	trap     string        // reset after forwarding a create under this prefix
+	fired    chan struct{} // closed when the trap fired
+	conns    int
+
+	wg sync.WaitGroup
+}
+
+// NewProxy listens on a free loopback port and forwards to target until the
+// test ends.
+func NewProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Proxy{t: t, target: target, ln: ln, links: map[*link]struct{}{}, fired: make(chan struct{})}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(p.close)
+	return p
+}
+
+// Addr is the address clients connect to.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Conns returns how many client connections the proxy accepted.
+func (p *Proxy) Conns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conns
+}
+
+// Reset closes every connection with a TCP RST, and refuses new ones until
+// Restore.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	p.refusing = true
+	links := p.snapshot()
+	p.mu.Unlock()
+	for _, l := range links {
+		l.reset()
+	}
+}
+
+// Restore accepts connections again after Reset.
+func (p *Proxy) Restore() {
+	p.mu.Lock()
+	p.refusing = false
+	p.mu.Unlock()
+}
+
+// Cut drops every byte both ways, on open connections and on new ones,
+// until Heal: the connections stay up but nothing gets through.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	p.cut = true
+	p.mu.Unlock()
+}
+
+// Heal lets bytes through again after Cut.
+func (p *Proxy) Heal() {
+	p.mu.Lock()
+	p.cut = false
+	p.mu.Unlock()
+}
+
+// ResetAfterCreate arms a one-shot trap: the next create request whose path
+// starts with prefix is forwarded to the server, and then the connection is
+// reset before the reply can come back. The server applies the create; the
+// client never learns of it. Fired is closed when the trap has sprung.
+func (p *Proxy) ResetAfterCreate(prefix string) {
+	p.mu.Lock()
+	p.trap = prefix
+	p.mu.Unlock()
+}
+
+// Fired is closed once the ResetAfterCreate trap has sprung.
+func (p *Proxy) Fired() <-chan struct{} { return p.fired }
+
+func (p *Proxy) snapshot() []*link {
+	out := make([]*link, 0, len(p.links))
+	for l := range p.links {
+		out = append(out, l)
+	}
+	return out
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.conns++
+		refusing := p.refusing
+		p.mu.Unlock()
+		if refusing {
+			rst(client)
+			continue
+		}
+		server, err := net.Dial("tcp", p.target)
+		if err != nil {
+			rst(client)
+			continue
+		}
+		l := &link{p: p, client: client, server: server}
+		p.mu.Lock()
+		p.links[l] = struct{}{}
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go l.pipe(client, server, true)
+		go l.pipe(server, client, false)
+	}
+}
+
+func (p *Proxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	links := p.snapshot()
+	p.mu.Unlock()
+	for _, l := range links {
+		l.reset()
+	}
+	p.wg.Wait()
+}
+
+func (p *Proxy) isCut() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cut
+}
+
+// springs reports whether a client frame is a create that the trap waits
+// for, and disarms it if so.
+func (p *Proxy) springs(frame []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.trap == "" || !isCreateUnder(frame, p.trap) {
+		return false
+	}
+	p.trap = ""
+	close(p.fired)
+	return true
+}
+
+// link is one proxied connection.
+type link struct {
+	p              *Proxy
+	client, server net.Conn
+	once           sync.Once
+}
+
+func (l *link) reset() {
+	l.once.Do(func() {
+		rst(l.client)
+		rst(l.server)
+		l.p.mu.Lock()
+		delete(l.p.links, l)
+		l.p.mu.Unlock()
+	})
+}
+
+// pipe copies src to dst. The client-to-server side copies whole ZooKeeper
+// frames (a 4-byte length, then the payload), so that it can spot creates.
+func (l *link) pipe(src, dst net.Conn, fromClient bool) {
+	defer l.p.wg.Done()
+	defer l.reset()
+	buf := make([]byte, 64<<10)
+	var pending []byte
+	first := true // the first client frame is the ConnectRequest, which has no header
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !l.p.isCut() {
+			if !fromClient {
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			} else {
+				pending = append(pending, buf[:n]...)
+				for len(pending) >= 4 {
+					size := int(binary.BigEndian.Uint32(pending))
+					if len(pending) < 4+size {
+						break
+					}
+					frame := pending[:4+size]
+					if _, werr := dst.Write(frame); werr != nil {
+						return
+					}
+					trapped := !first && l.p.springs(frame[4:])
+					first = false
+					pending = pending[4+size:]
+					if trapped {
+						return // the deferred reset drops the reply
+					}
+				}
+			}
+		}
+		if err != nil {
+			return // EOF or a reset: the deferred reset closes both sides
+		}
+	}
+}
+
+// isCreateUnder reports whether a request payload (xid, opcode, then the
+// body) is a create of a path that starts with prefix.
+func isCreateUnder(payload []byte, prefix string) bool {
+	if len(payload) < 12 {
+		return false
+	}
+	switch int32(binary.BigEndian.Uint32(payload[4:8])) {
+	case 1, 15, 19, 21: // create, create2, createContainer, createTTL
+	default:
+		return false
+	}
+	n := int(int32(binary.BigEndian.Uint32(payload[8:12])))
+	if n < 0 || len(payload) < 12+n {
+		return false
+	}
+	return strings.HasPrefix(string(payload[12:12+n]), prefix)
+}
+
+// rst closes c so that the peer sees a TCP reset, not an orderly close.
+func rst(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = c.Close()
+}

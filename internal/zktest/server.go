@@ -1,0 +1,155 @@
+package zktest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// server is one ZooKeeper JVM.
+type server struct {
+	id   int
+	dir  string
+	port int
+	inst install
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+func (s *server) configure(peers string) error {
+	data := filepath.Join(s.dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`tickTime=%d
+initLimit=10
+syncLimit=5
+dataDir=%s
+clientPort=%d
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+4lw.commands.whitelist=*
+admin.enableServer=false
+%s`, TickTime.Milliseconds(), data, s.port, peers)
+	if err := os.WriteFile(filepath.Join(s.dir, "zoo.cfg"), []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(data, "myid"), []byte(fmt.Sprintf("%d\n", s.id)), 0o644)
+}
+
+// start launches the JVM in its own process group, so that nothing it
+// forks outlives the test.
+func (s *server) start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return fmt.Errorf("server %d already running", s.id)
+	}
+	logf, err := os.OpenFile(filepath.Join(s.dir, "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto",
+		"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+		"-cp", s.dir+":"+s.inst.classpath,
+		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("start server %d: %w", s.id, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(exited)
+	}()
+	s.cmd, s.exited = cmd, exited
+	return nil
+}
+
+// stop signals the server's process group and waits for it to exit.
+func (s *server) stop(kill bool) {
+	s.mu.Lock()
+	cmd, exited := s.cmd, s.exited
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+}
+
+// srvr speaks the four-letter word srvr and returns the answer.
+func (s *server) srvr() (string, error) {
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := conn.Write([]byte("srvr")); err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(conn)
+	return buf.String(), err
+}
+
+func (s *server) waitServing(timeout time.Duration) error {
+	return s.wait(timeout, "serving", func(out string) bool { return strings.Contains(out, "Mode: ") })
+}
+
+func (s *server) waitAnswering(timeout time.Duration) error {
+	return s.wait(timeout, "answering", func(out string) bool { return out != "" })
+}
+
+func (s *server) wait(timeout time.Duration, what string, ok func(string) bool) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		s.mu.Lock()
+		exited := s.exited
+		s.mu.Unlock()
+		select {
+		case <-exited:
+			return fmt.Errorf("server %d exited before %s; log:\n%s", s.id, what, s.logTail(40))
+		default:
+		}
+		if out, err := s.srvr(); err == nil && ok(out) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("server %d not %s after %v; log:\n%s", s.id, what, timeout, s.logTail(40))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *server) logTail(n int) string {
+	data, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

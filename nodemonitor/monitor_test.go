@@ -1,0 +1,136 @@
+package nodemonitor_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/electiontest"
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+)
+
+func TestExactlyOneLeaderAmongFive(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	cands := electiontest.Spawn(t, cluster.Servers(), 5, nodemonitor.New)
+	leader := electiontest.OneLeader(t, cands, 500*time.Millisecond)
+	if leader != 0 {
+		t.Fatalf("candidate %d leads, want the first to join (lowest sequence)", leader)
+	}
+	for i, c := range cands {
+		if i != leader && c.Monitor.State() != nodemonitor.StateInactive {
+			t.Fatalf("follower %d is %v", i, c.Monitor.State())
+		}
+	}
+	// Handovers follow the line, one at a time.
+	for next := 1; next < len(cands); next++ {
+		cands[next-1].Leave()
+		if got := electiontest.OneLeader(t, cands[next:], 200*time.Millisecond); got != 0 {
+			t.Fatalf("after %d left, candidate %d leads, want %d", next-1, next+got, next)
+		}
+	}
+}
+
+func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
+	electiontest.OneLeader(t, cands, 0)
+	before := cands[2].Monitor.Notifications()
+
+	cands[1].Leave()
+	electiontest.Eventually(t, 5*time.Second, "the last candidate is woken", func() bool {
+		return cands[2].Monitor.Notifications() == before+1
+	})
+	// It now watches the leader, and stays a follower.
+	if l := electiontest.OneLeader(t, cands, 300*time.Millisecond); l != 0 {
+		t.Fatalf("candidate %d leads after a middle candidate died, want 0", l)
+	}
+	if cands[0].Listener.Terms() != 1 || cands[2].Listener.Terms() != 0 {
+		t.Fatalf("terms: leader %d, last %d; want 1 and 0", cands[0].Listener.Terms(), cands[2].Listener.Terms())
+	}
+	cands[0].Leave()
+	if l := electiontest.OneLeader(t, cands[2:], 0); l != 0 {
+		t.Fatal("the last candidate did not take over from the leader it now watches")
+	}
+}
+
+func TestOperatorDeletingLeaderZnode(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
+	electiontest.OneLeader(t, cands, 0)
+	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
+	old := cands[0].Monitor.Node()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := operator.Delete(ctx, old, -1); err != nil {
+		t.Fatal(err)
+	}
+	// The successor leads, and the old leader queues at the back.
+	if l := electiontest.OneLeader(t, cands, 200*time.Millisecond); l != 1 {
+		t.Fatalf("candidate %d leads after the operator deleted the leader's znode, want 1", l)
+	}
+	electiontest.Eventually(t, 5*time.Second, "the old leader rejoins", func() bool {
+		n := cands[0].Monitor.Node()
+		return n != "" && n != old
+	})
+	seq := func(p string) string { return p[strings.LastIndex(p, "_")+1:] }
+	if seq(cands[0].Monitor.Node()) <= seq(cands[2].Monitor.Node()) {
+		t.Fatalf("old leader rejoined as %s, not behind %s", cands[0].Monitor.Node(), cands[2].Monitor.Node())
+	}
+	children, err := operator.Children(ctx, nodemonitor.DefaultPath)
+	if err != nil || len(children) != 3 {
+		t.Fatalf("children = %v, %v; want 3 candidates and no leftover", children, err)
+	}
+}
+
+func TestHerdEffect(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	for _, tc := range []struct {
+		mode nodemonitor.WatchMode
+		path string
+	}{{nodemonitor.WatchPredecessor, "/herd-predecessor"}, {nodemonitor.WatchChildren, "/herd-children"}} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			const n = 6
+			cands := electiontest.Spawn(t, cluster.Servers(), n, nodemonitor.New,
+				nodemonitor.WithPath(tc.path), nodemonitor.WithWatch(tc.mode))
+			electiontest.OneLeader(t, cands, 0)
+			// Let the joins' own notifications settle before counting.
+			time.Sleep(200 * time.Millisecond)
+			before := electiontest.Notifications(cands[1:])
+			cands[0].Leave()
+			electiontest.OneLeader(t, cands[1:], 300*time.Millisecond)
+			woken := electiontest.Notifications(cands[1:]) - before
+			switch tc.mode {
+			case nodemonitor.WatchPredecessor:
+				if woken != 1 {
+					t.Fatalf("predecessor watches: %d notifications for one failover, want exactly 1", woken)
+				}
+			case nodemonitor.WatchChildren:
+				if woken < n-1 {
+					t.Fatalf("children watches: %d notifications, want every one of the %d others woken", woken, n-1)
+				}
+			}
+			t.Logf("%s: %d notifications for one failover among %d candidates", tc.mode, woken, n)
+		})
+	}
+}
+
+func TestIgnoresChildrenThatAreNotCandidates(t *testing.T) {
+	got := nodemonitor.Candidates([]string{
+		"_c_0123456789abcdef0123456789abcdef-n_0000000010",
+		"readme",
+		"n_0000000002",
+		"_c_ffffffffffffffffffffffffffffffff-n_0000000001",
+		"n_12",
+		"lock-0000000000",
+	})
+	var seqs []int64
+	for _, c := range got {
+		seqs = append(seqs, c.Seq)
+	}
+	if len(seqs) != 3 || seqs[0] != 1 || seqs[1] != 2 || seqs[2] != 10 {
+		t.Fatalf("candidates by sequence = %v, want [1 2 10]", seqs)
+	}
+}

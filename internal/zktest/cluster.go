@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // TickTime is the servers' tick: sessions from 2 to 20 ticks, 400 ms to 4 s,
@@ -129,13 +127,20 @@ func (c *Cluster) WaitServing(i int) {
 	}
 }
 
-// Mode returns "leader", "follower", "standalone", or "down".
+// Mode returns "leader", "follower", "standalone", or "down", from the
+// server's answer to the four-letter word srvr. (go-zookeeper's FLWSrvr
+// cannot parse the version line of Debian's build.)
 func (c *Cluster) Mode(i int) string {
-	stats, ok := zk.FLWSrvr([]string{c.Server(i)}, time.Second)
-	if !ok || len(stats) == 0 || stats[0].Error != nil {
+	out, err := c.servers[i].srvr()
+	if err != nil {
 		return "down"
 	}
-	return stats[0].Mode.String()
+	for _, line := range strings.Split(out, "\n") {
+		if m, ok := strings.CutPrefix(line, "Mode: "); ok {
+			return strings.TrimSpace(m)
+		}
+	}
+	return "down"
 }
 
 // Leader returns the index of the ensemble's leader, or -1.

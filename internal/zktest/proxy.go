@@ -87,9 +87,10 @@ func (p *Proxy) Heal() {
 }
 
 // ResetAfterCreate arms a one-shot trap: the next create request whose path
-// starts with prefix is forwarded to the server, and then the connection is
-// reset before the reply can come back. The server applies the create; the
-// client never learns of it. Fired is closed when the trap has sprung.
+// starts with prefix is forwarded to the server; nothing more is passed back
+// to the client, and once the server has answered that create (so it has
+// surely applied it) the connection is reset. The client never learns that
+// its create succeeded. Fired is closed when the trap has sprung.
 func (p *Proxy) ResetAfterCreate(prefix string) {
 	p.mu.Lock()
 	p.trap = prefix
@@ -172,6 +173,10 @@ type link struct {
 	p              *Proxy
 	client, server net.Conn
 	once           sync.Once
+
+	mu       sync.Mutex
+	awaiting int32 // xid of a trapped create whose reply must be dropped
+	trapped  bool
 }
 
 func (l *link) reset() {
@@ -184,43 +189,59 @@ func (l *link) reset() {
 	})
 }
 
-// pipe copies src to dst. The client-to-server side copies whole ZooKeeper
-// frames (a 4-byte length, then the payload), so that it can spot creates.
+// pipe copies src to dst frame by frame (a 4-byte length, then the payload),
+// so that the client side can spot creates and the server side can swallow
+// the reply to a trapped one. The first frame each way (ConnectRequest and
+// ConnectResponse) has no request or reply header.
 func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 	defer l.p.wg.Done()
 	defer l.reset()
 	buf := make([]byte, 64<<10)
 	var pending []byte
-	first := true // the first client frame is the ConnectRequest, which has no header
+	first := true
 	for {
 		n, err := src.Read(buf)
-		if n > 0 && !l.p.isCut() {
-			if !fromClient {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					return
-				}
-			} else {
-				pending = append(pending, buf[:n]...)
-				for len(pending) >= 4 {
-					size := int(binary.BigEndian.Uint32(pending))
-					if len(pending) < 4+size {
-						break
-					}
-					frame := pending[:4+size]
-					if _, werr := dst.Write(frame); werr != nil {
-						return
-					}
-					trapped := !first && l.p.springs(frame[4:])
-					first = false
-					pending = pending[4+size:]
-					if trapped {
-						return // the deferred reset drops the reply
-					}
-				}
-			}
-		}
 		if err != nil {
 			return // EOF or a reset: the deferred reset closes both sides
+		}
+		if l.p.isCut() {
+			continue // a partition: the bytes vanish
+		}
+		pending = append(pending, buf[:n]...)
+		for len(pending) >= 4 {
+			size := int(binary.BigEndian.Uint32(pending))
+			if len(pending) < 4+size {
+				break
+			}
+			frame := pending[:4+size]
+			pending = pending[4+size:]
+			header := !first
+			first = false
+			if fromClient {
+				if _, err := dst.Write(frame); err != nil {
+					return
+				}
+				if header && l.p.springs(frame[4:]) {
+					l.mu.Lock()
+					l.trapped, l.awaiting = true, int32(binary.BigEndian.Uint32(frame[4:8]))
+					l.mu.Unlock()
+				}
+				continue
+			}
+			l.mu.Lock()
+			trapped, awaiting := l.trapped, l.awaiting
+			l.mu.Unlock()
+			if !trapped {
+				if _, err := dst.Write(frame); err != nil {
+					return
+				}
+				continue
+			}
+			// Trapped: nothing more reaches the client. Once the server has
+			// answered the create, it has applied it: now reset.
+			if header && size >= 4 && int32(binary.BigEndian.Uint32(frame[4:8])) == awaiting {
+				return
+			}
 		}
 	}
 }

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# ensemble.sh runs several ZooKeeper servers on this one machine, to try
+# failure scenarios by hand: kill a server, kill the leader, lose quorum.
+#
+# Server i (1..N) lives in $ENSEMBLE_DIR/zk<i>: zoo.cfg, data/myid,
+# server.log and server.pid. Its ports, from ZK_BASE_PORT (B):
+#   client   B + i - 1
+#   peer     B + 1000 + i - 1
+#   election B + 2000 + i - 1
+# so two ensembles never collide when their base ports are at least N apart
+# (and not 1000 or 2000 apart); N is at most 9.
+#
+# Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
+# repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=ensemble-scripts/zk-env.sh
+. "$here/zk-env.sh"
+
+BASE=${ZK_BASE_PORT:-2181}
+DIR=${ENSEMBLE_DIR:-$(cd "$here/.." && pwd)/out/ensemble}
+TICK=${ZK_TICK_MS:-2000}
+START_TIMEOUT=${ZK_START_TIMEOUT:-30}
+
+usage() {
+	cat <<USAGE
+usage: ensemble.sh COMMAND
+  start [N]         write configs for N servers (default 3; 1 = standalone), start them, wait until they serve
+  status            id, client port, mode and pid of each server
+  kill ID           SIGKILL server ID (a crash)
+  stop-server ID    SIGTERM server ID and wait until it is gone
+  start-server ID   start server ID again
+  restart ID        stop-server, then start-server
+  stop              stop every server
+  clean             stop every server and delete $DIR
+  servers           print the connection string
+  cli [ID]          open zkCli.sh on server ID (default 1)
+USAGE
+}
+
+die() {
+	echo "ensemble.sh: $1" >&2
+	exit "${2:-1}"
+}
+
+client_port() { echo $((BASE + $1 - 1)); }
+peer_port() { echo $((BASE + 1000 + $1 - 1)); }
+election_port() { echo $((BASE + 2000 + $1 - 1)); }
+server_dir() { echo "$DIR/zk$1"; }
+
+count() {
+	[ -f "$DIR/servers" ] || die "no ensemble in $DIR; run: ensemble.sh start [N]"
+	cat "$DIR/servers"
+}
+
+check_id() {
+	local n
+	n=$(count)
+	if ! [[ "${1:-}" =~ ^[1-9]$ ]] || [ "$1" -gt "$n" ]; then
+		die "bad server ID '${1:-}': want 1 to $n" 2
+	fi
+}
+
+# pid_of prints server $1's pid if it is running.
+pid_of() {
+	local f pid
+	f="$(server_dir "$1")/server.pid"
+	[ -f "$f" ] || return 1
+	pid=$(cat "$f")
+	kill -0 "$pid" 2>/dev/null || return 1
+	echo "$pid"
+}
+
+# srvr sends the four-letter word srvr to port $1 and prints the answer.
+srvr() {
+	local out
+	# The port is passed as $1 of the inner shell, on purpose unexpanded here.
+	# shellcheck disable=SC2016
+	out=$(timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf srvr >&3 && cat <&3' _ "$1" 2>/dev/null) || true
+	printf '%s' "$out"
+}
+
+mode_of() {
+	local out
+	out=$(srvr "$(client_port "$1")")
+	if [[ "$out" =~ Mode:\ ([a-z]+) ]]; then
+		echo "${BASH_REMATCH[1]}"
+	elif [ -n "$out" ]; then
+		echo "not-serving"
+	else
+		echo "down"
+	fi
+}
+
+servers() {
+	local n i out=""
+	n=$(count)
+	for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
+	echo "$out"
+}
+
+write_config() {
+	local n=$1 i j d
+	for ((i = 1; i <= n; i++)); do
+		d=$(server_dir "$i")
+		mkdir -p "$d/data"
+		echo "$i" >"$d/data/myid"
+		{
+			echo "tickTime=$TICK"
+			echo "initLimit=10"
+			echo "syncLimit=5"
+			echo "dataDir=$d/data"
+			echo "clientPort=$(client_port "$i")"
+			echo "clientPortAddress=127.0.0.1"
+			echo "4lw.commands.whitelist=*"
+			echo "admin.enableServer=false"
+			if [ "$n" -gt 1 ]; then
+				for ((j = 1; j <= n; j++)); do
+					echo "server.$j=127.0.0.1:$(peer_port "$j"):$(election_port "$j")"
+				done
+			fi
+		} >"$d/zoo.cfg"
+	done
+	echo "$n" >"$DIR/servers"
+}
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# launch starts server $1 in the background, detached from this shell.
+launch() {
+	local d pid
+	d=$(server_dir "$1")
+	if pid=$(pid_of "$1"); then
+		die "server $1 is already running (pid $pid)"
+	fi
+	if port_busy "$(client_port "$1")"; then
+		die "port $(client_port "$1") is already in use: stop what listens there, or set ZK_BASE_PORT"
+	fi
+	zk_find || exit 1
+	nohup setsid "$ZK_JAVA" -Xmx256m -cp "$d:$ZK_CLASSPATH" \
+		org.apache.zookeeper.server.quorum.QuorumPeerMain "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
+	echo $! >"$d/server.pid"
+}
+
+# wait_for waits until server $1 answers srvr; with "serving", until it has a mode.
+wait_for() {
+	local i=$1 want=$2 deadline=$((SECONDS + START_TIMEOUT)) m
+	while ((SECONDS < deadline)); do
+		m=$(mode_of "$i")
+		if [ "$want" = serving ] && [[ "$m" =~ ^(leader|follower|standalone)$ ]]; then return 0; fi
+		if [ "$want" = answering ] && [ "$m" != down ]; then return 0; fi
+		pid_of "$i" >/dev/null || die "server $i exited; see $(server_dir "$i")/server.log"
+		sleep 0.2
+	done
+	die "server $i did not start within ${START_TIMEOUT}s; see $(server_dir "$i")/server.log"
+}
+
+stop_one() {
+	local i=$1 sig=$2 pid k
+	pid=$(pid_of "$i") || { echo "server $i is not running"; return 0; }
+	kill "-$sig" "$pid"
+	for ((k = 0; k < 50; k++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
+	rm -f "$(server_dir "$i")/server.pid"
+	echo "server $i stopped ($sig)"
+}
+
+cmd=${1:-help}
+shift || true
+case $cmd in
+start)
+	n=${1:-3}
+	[[ "$n" =~ ^[1-9]$ ]] || die "bad server count '$n': want 1 to 9" 2
+	if [ -f "$DIR/servers" ]; then
+		for ((i = 1; i <= $(count); i++)); do
+			if pid=$(pid_of "$i"); then
+				die "server $i of the ensemble in $DIR is running (pid $pid); run: ensemble.sh stop"
+			fi
+		done
+	fi
+	mkdir -p "$DIR"
+	DIR=$(cd "$DIR" && pwd)
+	write_config "$n"
+	for ((i = 1; i <= n; i++)); do launch "$i"; done
+	for ((i = 1; i <= n; i++)); do wait_for "$i" serving; done
+	"$0" status
+	servers
+	;;
+status)
+	n=$(count)
+	printf '%-3s %-6s %-12s %s\n' id port mode pid
+	for ((i = 1; i <= n; i++)); do
+		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$(mode_of "$i")" "$(pid_of "$i" || echo -)"
+	done
+	;;
+kill)
+	check_id "${1:-}"
+	stop_one "$1" KILL
+	;;
+stop-server)
+	check_id "${1:-}"
+	stop_one "$1" TERM
+	;;
+start-server)
+	check_id "${1:-}"
+	launch "$1"
+	wait_for "$1" answering
+	echo "server $1 started: $(mode_of "$1")"
+	;;
+restart)
+	check_id "${1:-}"
+	stop_one "$1" TERM
+	launch "$1"
+	wait_for "$1" answering
+	echo "server $1 restarted: $(mode_of "$1")"
+	;;
+stop)
+	[ -f "$DIR/servers" ] || exit 0
+	n=$(count)
+	for ((i = 1; i <= n; i++)); do stop_one "$i" TERM; done
+	;;
+clean)
+	if [ -f "$DIR/servers" ]; then "$0" stop; fi
+	rm -rf "$DIR"
+	echo "removed $DIR"
+	;;
+servers)
+	servers
+	;;
+cli)
+	id=${1:-1}
+	check_id "$id"
+	zk_find || exit 1
+	exec "$ZK_CLI" -server "127.0.0.1:$(client_port "$id")"
+	;;
+help | -h | --help)
+	usage
+	;;
+*)
+	usage >&2
+	die "unknown command '$cmd'" 2
+	;;
+esac

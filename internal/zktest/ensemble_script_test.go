@@ -1,0 +1,149 @@
+package zktest
+
+import (
+	"fmt"
+	"math/rand"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ensembleScript runs ensemble-scripts/ensemble.sh with its own folder and
+// base port, and stops what it started when the test ends.
+type ensembleScript struct {
+	t    *testing.T
+	dir  string
+	base int
+}
+
+func newEnsembleScript(t *testing.T) *ensembleScript {
+	requireZooKeeper(t)
+	e := &ensembleScript{t: t, dir: filepath.Join(t.TempDir(), "ensemble"), base: freeBase(t)}
+	t.Cleanup(func() { e.run("clean") })
+	return e
+}
+
+// freeBase picks a base port whose client, peer and election ports are free.
+func freeBase(t *testing.T) int {
+	for tries := 0; tries < 50; tries++ {
+		base := 20000 + rand.Intn(7000)
+		free := true
+		for _, off := range []int{0, 1, 2, 1000, 1001, 1002, 2000, 2001, 2002} {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off))
+			if err != nil {
+				free = false
+				break
+			}
+			l.Close()
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no free block of ports")
+	return 0
+}
+
+func (e *ensembleScript) run(args ...string) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{filepath.Join(root, "ensemble-scripts", "ensemble.sh")}, args...)...)
+	cmd.Env = append(os.Environ(), "ENSEMBLE_DIR="+e.dir, fmt.Sprintf("ZK_BASE_PORT=%d", e.base), "ZK_TICK_MS=200")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (e *ensembleScript) must(args ...string) string {
+	e.t.Helper()
+	out, err := e.run(args...)
+	if err != nil {
+		e.t.Fatalf("ensemble.sh %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// modes parses `status` into server id -> mode.
+func (e *ensembleScript) modes() map[string]string {
+	out := e.must("status")
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		f := strings.Fields(line)
+		m[f[0]] = f[2]
+	}
+	return m
+}
+
+func count(modes map[string]string, mode string) (n int, id string) {
+	for k, v := range modes {
+		if v == mode {
+			n, id = n+1, k
+		}
+	}
+	return n, id
+}
+
+func TestEnsembleScript(t *testing.T) {
+	a := newEnsembleScript(t)
+	out := a.must("start", "3")
+	want := fmt.Sprintf("127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d", a.base, a.base+1, a.base+2)
+	if !strings.Contains(out, want) {
+		t.Fatalf("start printed %q, want the connection string %s", out, want)
+	}
+	if l, _ := count(a.modes(), "leader"); l != 1 {
+		t.Fatalf("modes %v, want one leader", a.modes())
+	}
+	if f, _ := count(a.modes(), "follower"); f != 2 {
+		t.Fatalf("modes %v, want two followers", a.modes())
+	}
+
+	// A second ensemble side by side, with its own ports and folder.
+	b := newEnsembleScript(t)
+	for b.base >= a.base-3 && b.base <= a.base+3 {
+		b.base = freeBase(t)
+	}
+	b.must("start", "1")
+	if m := b.modes(); m["1"] != "standalone" {
+		t.Fatalf("second ensemble: %v, want a standalone server", m)
+	}
+
+	_, leader := count(a.modes(), "leader")
+	a.must("kill", leader)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m := a.modes()
+		if n, id := count(m, "leader"); n == 1 && id != leader && m[leader] == "down" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after kill %s: %v, want it down and a new leader", leader, m)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	a.must("start-server", leader)
+	for a.modes()[leader] != "follower" {
+		if time.Now().After(deadline) {
+			t.Fatalf("restarted server %s: %v, want follower", leader, a.modes())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := a.run("kill", "7"); err == nil {
+		t.Fatal("kill of a server that does not exist succeeded")
+	}
+	a.must("stop")
+	if n, _ := count(a.modes(), "down"); n != 3 {
+		t.Fatalf("after stop: %v", a.modes())
+	}
+	a.must("clean")
+	if _, err := os.Stat(a.dir); !os.IsNotExist(err) {
+		t.Fatalf("clean left %s", a.dir)
+	}
+	if m := b.modes(); m["1"] != "standalone" {
+		t.Fatalf("stopping one ensemble touched the other: %v", m)
+	}
+}

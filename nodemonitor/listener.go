@@ -1,6 +1,9 @@
 package nodemonitor
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Listener is told when to speak: the articles' NodeMonitorListener. The
 // monitors declare it because they are the ones that call it; speaker.Speaker
@@ -13,6 +16,13 @@ type Listener interface {
 	StopSpeaking()
 	// ProcessName names the candidate; it is stored as its znode's data.
 	ProcessName() string
+}
+
+// Confirmer is a Listener that can check with the monitor before each act.
+// Under at-most-one, the Monitor hands it Monitor.Confirm before it starts;
+// speaker.Speaker is one.
+type Confirmer interface {
+	SetConfirm(confirm func(ctx context.Context) (epoch int64, err error))
 }
 
 // State is a monitor's view of its own leadership: the three states that a

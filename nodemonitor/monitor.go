@@ -75,6 +75,9 @@ func Run(rz *recoverable.RecoverableZookeeper, listener Listener, recipe Recipe,
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Monitor{zk: rz, listener: listener, recipe: recipe, policy: cfg.Policy, log: cfg.Logger,
 		cancel: cancel, done: make(chan struct{})}
+	if c, ok := listener.(Confirmer); ok && cfg.Policy == AtMostOne {
+		c.SetConfirm(m.Confirm) // before the loop starts, so every line is confirmed
+	}
 	go m.loop(ctx)
 	return m
 }

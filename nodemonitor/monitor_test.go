@@ -2,13 +2,17 @@ package nodemonitor_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 )
 
 func TestExactlyOneLeaderAmongFive(t *testing.T) {
@@ -132,5 +136,40 @@ func TestIgnoresChildrenThatAreNotCandidates(t *testing.T) {
 	}
 	if len(seqs) != 3 || seqs[0] != 1 || seqs[1] != 2 || seqs[2] != 10 {
 		t.Fatalf("candidates by sequence = %v, want [1 2 10]", seqs)
+	}
+}
+
+func TestAuthProtectsTheCandidates(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	const creds = "speaker:s3cret"
+	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(zktest.Logger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rz.Close)
+	l := zktest.NewListener("guarded")
+	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath("/guarded/election"), nodemonitor.WithACL(recoverable.DigestACL(creds)), nodemonitor.WithLogger(zktest.Logger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	electiontest.Eventually(t, 10*time.Second, "the guarded candidate leads", l.Speaking)
+
+	stranger := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := stranger.Delete(ctx, m.Node(), -1); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("delete without credentials = %v, want ErrNoAuth", err)
+	}
+	if _, err := stranger.Create(ctx, "/guarded/election/n_9999999999", nil, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrNoAuth) {
+		t.Fatalf("create of a fake candidate without credentials = %v, want ErrNoAuth", err)
+	}
+	// Anyone may still read, so status tools and zkCli can look.
+	data, _, err := stranger.Get(ctx, m.Node())
+	if err != nil || string(data) != "guarded" {
+		t.Fatalf("read without credentials = %q, %v; want the candidate's name", data, err)
+	}
+	if !l.Speaking() {
+		t.Fatal("the leader stopped speaking")
 	}
 }

@@ -32,6 +32,7 @@ type RecoverableZookeeper struct {
 	connected   bool
 
 	connReady chan struct{} // closed once conn is set, before any callback reads it
+	authReady chan struct{} // closed once our credentials are with the client
 	quit      chan struct{}
 	closeOnce sync.Once
 	loopDone  chan struct{} // closed when go-zookeeper's event channel closes
@@ -43,6 +44,7 @@ type Option func(*options)
 type options struct {
 	retry  RetryCounterFactory
 	logger *slog.Logger
+	digest string
 }
 
 // WithRetry sets the RetryCounterFactory used for every operation.
@@ -51,6 +53,19 @@ func WithRetry(f RetryCounterFactory) Option { return func(o *options) { o.retry
 // WithLogger sets the logger. go-zookeeper's own messages go to it at debug
 // level, so they stay out of sight at the default info level.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithDigestAuth authenticates the session as "user:password" with
+// ZooKeeper's digest scheme, and again after every reconnect. See DigestACL.
+func WithDigestAuth(userPassword string) Option { return func(o *options) { o.digest = userPassword } }
+
+// DigestACL returns the ACL for znodes that only the digest identity
+// "user:password" may change or delete, and anyone may read, so that status
+// tools and zkCli can still look. Note that ZooKeeper checks a delete against
+// the parent's ACL.
+func DigestACL(userPassword string) []zk.ACL {
+	user, password, _ := strings.Cut(userPassword, ":")
+	return append(zk.DigestACL(zk.PermAll, user, password), zk.ACL{Perms: zk.PermRead, Scheme: "world", ID: "anyone"})
+}
 
 // Connect starts a client for servers ("host:port" each) with the session
 // timeout asked for. It returns at once: go-zookeeper connects, and
@@ -66,6 +81,7 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 		log:       o.logger,
 		events:    newBroadcaster(),
 		connReady: make(chan struct{}),
+		authReady: make(chan struct{}),
 		quit:      make(chan struct{}),
 		loopDone:  make(chan struct{}),
 	}
@@ -80,6 +96,19 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 	}
 	r.conn = conn
 	close(r.connReady)
+	if o.digest == "" {
+		close(r.authReady)
+	} else {
+		// AddAuth waits for a connection; every operation waits for it in
+		// turn, so that none runs unauthenticated. go-zookeeper sends the
+		// credentials again after each reconnect.
+		go func() {
+			defer close(r.authReady)
+			if err := conn.AddAuth("digest", []byte(o.digest)); err != nil {
+				r.log.Error("ZooKeeper refused our credentials", "error", err)
+			}
+		}()
+	}
 	// The callback already sees every event. Draining the channel tells us when
 	// go-zookeeper's loop has ended, so that Close can wait for it.
 	go func() {

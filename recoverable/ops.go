@@ -51,6 +51,13 @@ func call[T any](ctx context.Context, r *RecoverableZookeeper, op func() (T, err
 	if err := ctx.Err(); err != nil {
 		return zero, err
 	}
+	select {
+	case <-r.authReady:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	case <-r.quit:
+		return zero, ErrClosed
+	}
 	type result struct {
 		v   T
 		err error
@@ -89,6 +96,21 @@ func (r *RecoverableZookeeper) Exists(ctx context.Context, path string) (bool, *
 		stat *zk.Stat
 	}
 	v, _, err := retry(ctx, r, "exists", path, func() (res, error) {
+		ok, st, err := r.conn.Exists(path)
+		return res{ok, st}, err
+	})
+	return v.ok, v.stat, wrap("exists", path, err)
+}
+
+// ExistsOnce is Exists without retries: one round trip that either answers
+// before ctx's deadline or fails. It is for checks that are only worth
+// anything when fresh, such as a leader confirming itself before it writes.
+func (r *RecoverableZookeeper) ExistsOnce(ctx context.Context, path string) (bool, *zk.Stat, error) {
+	type res struct {
+		ok   bool
+		stat *zk.Stat
+	}
+	v, err := call(ctx, r, func() (res, error) {
 		ok, st, err := r.conn.Exists(path)
 		return res{ok, st}, err
 	})

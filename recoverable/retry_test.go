@@ -14,7 +14,9 @@ import (
 // offline is a RecoverableZookeeper with no connection: enough to drive the
 // retry loop with operations that fail the way go-zookeeper fails.
 func offline(f RetryCounterFactory) *RecoverableZookeeper {
-	return &RecoverableZookeeper{retry: f, log: slog.New(slog.NewTextHandler(io.Discard, nil)), quit: make(chan struct{})}
+	ready := make(chan struct{})
+	close(ready)
+	return &RecoverableZookeeper{retry: f, log: slog.New(slog.NewTextHandler(io.Discard, nil)), quit: make(chan struct{}), authReady: ready}
 }
 
 func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {

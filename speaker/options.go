@@ -20,6 +20,7 @@ type options struct {
 	name     string
 	interval time.Duration
 	fsync    bool
+	fence    bool
 	logger   *slog.Logger
 }
 
@@ -31,6 +32,12 @@ func WithInterval(d time.Duration) Option { return func(o *options) { o.interval
 
 // WithFsync turns the fsync after each line on (the default) or off.
 func WithFsync(on bool) Option { return func(o *options) { o.fsync = on } }
+
+// WithFence makes the Speaker refuse to append when the file's last line
+// carries a higher epoch than its own: storage-side fencing, the only thing
+// that fully stops a stale leader. It needs SetConfirm, which supplies the
+// epoch.
+func WithFence(on bool) Option { return func(o *options) { o.fence = on } }
 
 // WithLogger sets where the Speaker logs its state changes.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }

@@ -7,6 +7,7 @@
 package speaker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,7 +36,11 @@ type Speaker struct {
 
 	mu      sync.Mutex // held across each write, so StopSpeaking waits for one in progress
 	active  bool
+	term    uint64 // counts StartSpeaking calls, so a late confirm cannot write into a new term
 	counter uint64 // the last counter written; each line is counter+1
+	confirm func(context.Context) (int64, error)
+	fence   bool
+	failing bool // the last confirm failed; log only the first failure of a run
 
 	restart   chan struct{} // StartSpeaking asks the loop to restart its ticker
 	quit      chan struct{}
@@ -59,6 +64,7 @@ func New(path string, opts ...Option) (*Speaker, error) {
 		interval: o.interval,
 		out:      out,
 		log:      o.logger,
+		fence:    o.fence,
 		restart:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -70,18 +76,32 @@ func New(path string, opts ...Option) (*Speaker, error) {
 // ProcessName returns the name written on every line; it defaults to the pid.
 func (s *Speaker) ProcessName() string { return s.name }
 
+// SetConfirm makes the Speaker call confirm before every line, and stay
+// silent when it fails: the at-most-one policy. confirm proves, with a round
+// trip to ZooKeeper, that we still lead, and returns the leader's epoch,
+// which each line then carries as a fourth field, "epoch=<n>". A monitor
+// under at-most-one hands over its Confirm this way before it starts.
+func (s *Speaker) SetConfirm(confirm func(ctx context.Context) (epoch int64, err error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.confirm = confirm
+}
+
 // StartSpeaking makes the Speaker active and writes the first line at once,
 // so that a handover shows in the file within milliseconds, not an interval
 // later. Calling it while active does nothing.
 func (s *Speaker) StartSpeaking() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.active {
+		s.mu.Unlock()
 		return
 	}
 	s.active = true
+	s.term++
+	term := s.term
 	s.log.Info("started speaking", "next_counter", s.counter+1)
-	s.speakLocked()
+	s.mu.Unlock()
+	s.speak(term)
 	select {
 	case s.restart <- struct{}{}:
 	default:
@@ -141,33 +161,76 @@ func (s *Speaker) loop() {
 			ticker.Reset(s.interval)
 		case <-ticker.C:
 			s.mu.Lock()
-			if s.active {
-				s.speakLocked()
-			}
+			active, term := s.active, s.term
 			s.mu.Unlock()
+			if active {
+				s.speak(term)
+			}
 		}
 	}
 }
 
-// speakLocked writes the next line. The counter moves only when the whole
-// line reached the file, so counters in the file go up by exactly 1.
-func (s *Speaker) speakLocked() {
-	line := s.format(time.Now(), s.counter+1)
-	if err := s.out.Append(line); err != nil {
-		s.log.Error("could not write a line", "error", err)
+// speak writes the next line of term, after confirming leadership when a
+// ConfirmFunc is set. The confirm runs without the lock, so that
+// StopSpeaking never waits on ZooKeeper; the write runs under it and only
+// if the term is still the current one. The counter moves only when the
+// whole line reached the file, so counters go up by exactly 1.
+func (s *Speaker) speak(term uint64) {
+	s.mu.Lock()
+	confirm := s.confirm
+	s.mu.Unlock()
+	var epoch int64
+	if confirm != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), s.confirmDeadline())
+		e, err := confirm(ctx)
+		cancel()
+		s.mu.Lock()
+		failing := s.failing
+		s.failing = err != nil
+		s.mu.Unlock()
+		if err != nil {
+			if !failing {
+				s.log.Warn("cannot confirm that we still lead; not writing", "error", err)
+			}
+			return
+		}
+		if failing {
+			s.log.Info("leadership confirmed again; writing")
+		}
+		epoch = e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.active || s.term != term {
+		return
+	}
+	line := s.format(time.Now(), s.counter+1, epoch)
+	if err := s.out.Append(line, epoch, s.fence); err != nil {
+		s.log.Error("did not write a line", "error", err)
 		return
 	}
 	s.counter++
 }
 
-// format builds "<time> <name> <counter>\n".
-func (s *Speaker) format(now time.Time, counter uint64) []byte {
-	b := make([]byte, 0, 64)
+// confirmDeadline is half the interval, at most a second: a confirm must
+// answer well before the next line is due, or it proves nothing.
+func (s *Speaker) confirmDeadline() time.Duration {
+	return min(s.interval/2, time.Second)
+}
+
+// format builds "<time> <name> <counter>\n", with " epoch=<n>" before the
+// newline when the leader's epoch is known.
+func (s *Speaker) format(now time.Time, counter uint64, epoch int64) []byte {
+	b := make([]byte, 0, 80)
 	b = now.UTC().AppendFormat(b, TimeLayout)
 	b = append(b, ' ')
 	b = append(b, s.name...)
 	b = append(b, ' ')
 	b = strconv.AppendUint(b, counter, 10)
+	if epoch > 0 {
+		b = append(b, " "+EpochField...)
+		b = strconv.AppendInt(b, epoch, 10)
+	}
 	return append(b, '\n')
 }
 
@@ -187,7 +250,7 @@ func openAppend(path string) (*os.File, error) {
 			return nil, fmt.Errorf("speaker: create directory of %s: %w", path, err)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("speaker: open %s for append: %w", path, err)
 	}

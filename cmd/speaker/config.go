@@ -29,6 +29,8 @@ type config struct {
 	policy         nodemonitor.Policy
 	retry          recoverable.RetryCounterFactory
 	fsync          bool
+	fence          bool
+	auth           string
 	logLevel       slog.Level
 }
 
@@ -49,6 +51,8 @@ func parseConfig(c *cli.Context) (config, error) {
 		election: c.String("election"),
 		name:     c.String("name"),
 		fsync:    c.Bool("fsync"),
+		fence:    c.Bool("fence"),
+		auth:     c.String("auth"),
 		out:      c.String("out"),
 	}
 	var err error
@@ -90,6 +94,16 @@ func parseConfig(c *cli.Context) (config, error) {
 		}
 	} else {
 		cfg.name = ""
+	}
+	if cfg.fence && cfg.policy != nodemonitor.AtMostOne {
+		return cfg, badFlag("fence", "needs --policy at-most-one, whose confirm supplies the epoch")
+	}
+	if cfg.auth != "" {
+		user, password, ok := strings.Cut(cfg.auth, ":")
+		if !ok || user == "" || password == "" || strings.ContainsFunc(cfg.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			// Never echo the value: it holds a password.
+			return cfg, badFlag("auth", "must be user:password, both non-empty, without whitespace")
+		}
 	}
 	if cfg.retry, err = parseRetry(c); err != nil {
 		return cfg, err

@@ -126,6 +126,9 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{"retry-interval", []string{"--retry-interval", "0s"}},
 		{"log-level", []string{"--log-level", "loud"}},
 		{"out", []string{"--out", filepath.Join(plain, "out.txt")}},
+		{"auth", []string{"--auth", "no-password"}},
+		{"auth", []string{"--auth", ":secret"}},
+		{"fence", []string{"--fence", "--policy", "at-least-one"}},
 	} {
 		args := append([]string{"--servers", cluster.ConnString(), "--out", out}, tc.args...)
 		p := zktest.RunSpeaker(t, args...)

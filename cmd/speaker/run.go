@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/nodemonitor"
@@ -39,21 +40,26 @@ func runSpeaker(c *cli.Context) error {
 	defer stop()
 
 	spk, err := speaker.New(cfg.out, speaker.WithName(name), speaker.WithInterval(cfg.interval),
-		speaker.WithFsync(cfg.fsync), speaker.WithLogger(log))
+		speaker.WithFsync(cfg.fsync), speaker.WithFence(cfg.fence), speaker.WithLogger(log))
 	if err != nil {
 		return err
 	}
 	defer spk.Close()
 
-	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout,
-		recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log))
+	zkOpts := []recoverable.Option{recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log)}
+	acl := zk.WorldACL(zk.PermAll) // open to all, as in the articles
+	if cfg.auth != "" {
+		zkOpts = append(zkOpts, recoverable.WithDigestAuth(cfg.auth))
+		acl = recoverable.DigestACL(cfg.auth)
+	}
+	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
 	if err != nil {
 		return err
 	}
 	go func() { _ = rz.WaitConnected(ctx) }() // logs while ZooKeeper is out of reach
 
 	opts := []nodemonitor.Option{nodemonitor.WithPath(cfg.path), nodemonitor.WithPolicy(cfg.policy),
-		nodemonitor.WithWatch(cfg.watch), nodemonitor.WithLogger(log)}
+		nodemonitor.WithWatch(cfg.watch), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log)}
 	var mon *nodemonitor.Monitor
 	if cfg.election == "single-file" {
 		mon, err = znodemonitor.New(rz, spk, opts...)

@@ -1,0 +1,43 @@
+package nodemonitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrNotLeader is returned by Confirm when this candidate cannot prove,
+// right now, that it leads.
+var ErrNotLeader = errors.New("nodemonitor: not confirmed as leader")
+
+// Confirm asks ZooKeeper, in one round trip, whether we still lead: our
+// znode must exist and be owned by the session we hold now. It returns the
+// znode's czxid, the leader's epoch, which grows with every new leader
+// znode.
+//
+// Events alone cannot protect a leader that the OS froze (SIGSTOP, a long
+// GC pause, a closed laptop lid): when it wakes, its ticker fires before any
+// event can tell it that its session expired and someone else leads. Under
+// at-most-one the speaker calls Confirm before every line, with a deadline
+// shorter than its interval, and stays silent when it fails. A window
+// remains between the answer and the write; only fencing at the storage
+// (see speaker.WithFence) closes it.
+func (m *Monitor) Confirm(ctx context.Context) (epoch int64, err error) {
+	m.mu.Lock()
+	state, node := m.state, m.node
+	m.mu.Unlock()
+	if state != StateActive || node == "" {
+		return 0, fmt.Errorf("%w: state %v", ErrNotLeader, state)
+	}
+	session := m.zk.SessionID()
+	ok, st, err := m.zk.ExistsOnce(ctx, node)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
+	case !ok:
+		return 0, fmt.Errorf("%w: %s is gone", ErrNotLeader, node)
+	case session == 0 || st.EphemeralOwner != session || m.zk.SessionID() != session:
+		return 0, fmt.Errorf("%w: %s belongs to session 0x%x, not ours (0x%x)", ErrNotLeader, node, st.EphemeralOwner, session)
+	}
+	return st.Czxid, nil
+}

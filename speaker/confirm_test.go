@@ -1,0 +1,88 @@
+package speaker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestConfirmGatesEveryLineAndAddsTheEpoch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	s, err := New(path, WithName("c"), WithInterval(5*time.Millisecond), WithFsync(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ok atomic.Bool
+	var calls atomic.Int64
+	s.SetConfirm(func(ctx context.Context) (int64, error) {
+		calls.Add(1)
+		if _, has := ctx.Deadline(); !has {
+			t.Error("confirm called without a deadline")
+		}
+		if !ok.Load() {
+			return 0, errors.New("session expired")
+		}
+		return 42, nil
+	})
+	s.StartSpeaking()
+	time.Sleep(50 * time.Millisecond)
+	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
+		t.Fatalf("unconfirmed leader wrote %q (%d confirms)", data, calls.Load())
+	}
+	ok.Store(true)
+	time.Sleep(30 * time.Millisecond)
+	s.StopSpeaking()
+	data, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("confirmed leader wrote %d lines", len(lines))
+	}
+	for i, line := range lines {
+		l, err := ParseLine(line)
+		if err != nil || l.Counter != uint64(i+1) || len(l.Extra) != 1 || l.Extra[0] != "epoch=42" {
+			t.Fatalf("line %d = %q (%v), want counter %d and epoch=42", i+1, line, err, i+1)
+		}
+	}
+}
+
+func TestFenceRefusesAnOlderEpoch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	newer := "2026-11-22T10:00:00.000000000Z newer 7 epoch=100\n"
+	if err := os.WriteFile(path, []byte(newer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		epoch int64
+		write bool
+	}{{99, false}, {100, true}, {101, true}} {
+		lf, err := openLineFile(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = lf.Append([]byte("2026-11-22T10:00:01.000000000Z old 1 epoch=x\n"), tc.epoch, true)
+		lf.Close()
+		if tc.write != (err == nil) || (!tc.write && !errors.Is(err, ErrFenced)) {
+			t.Fatalf("epoch %d after 100: Append = %v, want written=%v", tc.epoch, err, tc.write)
+		}
+		// Restore the file so each case sees epoch 100 last.
+		if err := os.WriteFile(path, []byte(newer), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Without an epoch anywhere in the file, anyone may write.
+	plain := filepath.Join(t.TempDir(), "plain.txt")
+	if err := os.WriteFile(plain, []byte("2026-11-22T10:00:00.000000000Z a 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lf, _ := openLineFile(plain, false)
+	defer lf.Close()
+	if err := lf.Append([]byte("2026-11-22T10:00:01.000000000Z b 1 epoch=1\n"), 1, true); err != nil {
+		t.Fatalf("fenced append to a file without epochs: %v", err)
+	}
+}

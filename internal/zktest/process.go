@@ -58,8 +58,9 @@ type Process struct {
 	code   int
 }
 
-// RunSpeaker starts the speaker binary with args; it is killed when the test
-// ends, and its stderr is logged if the test failed.
+// RunSpeaker starts the speaker binary with args; it is stopped (SIGTERM,
+// then SIGKILL) when the test ends, and its stderr is logged if the test
+// failed.
 func RunSpeaker(t testing.TB, args ...string) *Process {
 	t.Helper()
 	requireZooKeeper(t) // the e2e tests all need it: fail early and clearly
@@ -85,8 +86,16 @@ func Run(t testing.TB, bin string, args ...string) *Process {
 		close(p.exited)
 	}()
 	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.exited
+		// Gracefully first, so that a speaker closes its session and the
+		// next test does not queue behind its znode; then for sure.
+		p.Cont()
+		p.Term()
+		select {
+		case <-p.exited:
+		case <-time.After(2 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
 		if t.Failed() {
 			t.Logf("stderr of %s %s:\n%s", filepath.Base(bin), strings.Join(args, " "), p.Stderr())
 		}

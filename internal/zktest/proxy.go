@@ -19,7 +19,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	links    map[*link]struct{}
 	refusing bool
-	cut      bool
+	healed   chan struct{} // closed unless the proxy is cut
 	trap     string        // reset after forwarding a create under this prefix
 	fired    chan struct{} // closed when the trap fired
 	conns    int
@@ -35,7 +35,8 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{t: t, target: target, ln: ln, links: map[*link]struct{}{}, fired: make(chan struct{})}
+	p := &Proxy{t: t, target: target, ln: ln, links: map[*link]struct{}{}, fired: make(chan struct{}), healed: make(chan struct{})}
+	close(p.healed)
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
@@ -71,19 +72,29 @@ func (p *Proxy) Restore() {
 	p.mu.Unlock()
 }
 
-// Cut drops every byte both ways, on open connections and on new ones,
-// until Heal: the connections stay up but nothing gets through.
+// Cut is a silent partition: on open connections and new ones, no byte
+// gets through either way until Heal, and no error says why. As in a real
+// partition, where TCP retransmits once the network heals, the bytes are
+// held back, not lost: Heal delivers them to whichever side still listens.
 func (p *Proxy) Cut() {
 	p.mu.Lock()
-	p.cut = true
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.healed:
+		p.healed = make(chan struct{})
+	default: // already cut
+	}
 }
 
-// Heal lets bytes through again after Cut.
+// Heal ends a Cut.
 func (p *Proxy) Heal() {
 	p.mu.Lock()
-	p.cut = false
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.healed:
+	default:
+		close(p.healed)
+	}
 }
 
 // ResetAfterCreate arms a one-shot trap: the next create request whose path
@@ -128,7 +139,7 @@ func (p *Proxy) accept() {
 			rst(client)
 			continue
 		}
-		l := &link{p: p, client: client, server: server}
+		l := &link{p: p, client: client, server: server, done: make(chan struct{})}
 		p.mu.Lock()
 		p.links[l] = struct{}{}
 		p.mu.Unlock()
@@ -149,10 +160,11 @@ func (p *Proxy) close() {
 	p.wg.Wait()
 }
 
-func (p *Proxy) isCut() bool {
+// whenHealed returns a channel that is closed while the proxy is not cut.
+func (p *Proxy) whenHealed() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.cut
+	return p.healed
 }
 
 // springs reports whether a client frame is a create that the trap waits
@@ -174,6 +186,7 @@ type link struct {
 	client, server net.Conn
 	once           sync.Once
 
+	done     chan struct{} // closed by reset
 	mu       sync.Mutex
 	awaiting int32 // xid of a trapped create whose reply must be dropped
 	trapped  bool
@@ -181,6 +194,7 @@ type link struct {
 
 func (l *link) reset() {
 	l.once.Do(func() {
+		close(l.done)
 		rst(l.client)
 		rst(l.server)
 		l.p.mu.Lock()
@@ -204,8 +218,10 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 		if err != nil {
 			return // EOF or a reset: the deferred reset closes both sides
 		}
-		if l.p.isCut() {
-			continue // a partition: the bytes vanish
+		select { // a partition: hold the bytes until it heals
+		case <-l.p.whenHealed():
+		case <-l.done:
+			return
 		}
 		pending = append(pending, buf[:n]...)
 		for len(pending) >= 4 {

@@ -3,6 +3,7 @@ package nodemonitor_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,12 @@ func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
 
 func TestOperatorDeletingLeaderZnode(t *testing.T) {
 	cluster := zktest.Start(t, 1)
+	for rep := 0; rep < electiontest.Reps(); rep++ {
+		t.Run(fmt.Sprint(rep), func(t *testing.T) { operatorDeletesLeaderZnode(t, cluster) })
+	}
+}
+
+func operatorDeletesLeaderZnode(t *testing.T, cluster *zktest.Cluster) {
 	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
 	electiontest.OneLeader(t, cands, 0)
 	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
@@ -71,6 +78,7 @@ func TestOperatorDeletingLeaderZnode(t *testing.T) {
 	if err := operator.Delete(ctx, old, -1); err != nil {
 		t.Fatal(err)
 	}
+	electiontest.Eventually(t, 5*time.Second, "the old leader stops", func() bool { return !cands[0].Listener.Speaking() })
 	// The successor leads, and the old leader queues at the back.
 	if l := electiontest.OneLeader(t, cands, 200*time.Millisecond); l != 1 {
 		t.Fatalf("candidate %d leads after the operator deleted the leader's znode, want 1", l)

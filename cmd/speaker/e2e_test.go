@@ -43,8 +43,9 @@ func speakers(t *testing.T, servers, out string, election string, interval time.
 
 func TestFailover(t *testing.T) {
 	cluster := zktest.Start(t, 1)
-	for _, election := range []string{"sequential", "single-file"} {
-		t.Run(election+"/SIGTERM", func(t *testing.T) {
+	for i := 0; i < electiontest.Reps()*2; i++ {
+		election := []string{"sequential", "single-file"}[i%2]
+		t.Run(fmt.Sprintf("%s/SIGTERM/%d", election, i/2), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.txt")
 			procs := speakers(t, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
 			first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
@@ -63,7 +64,7 @@ func TestFailover(t *testing.T) {
 				t.Fatalf("successor's first line came %v after SIGTERM, want within 200ms", gap)
 			}
 		})
-		t.Run(election+"/SIGKILL", func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/SIGKILL/%d", election, i/2), func(t *testing.T) {
 			const interval = time.Second
 			out := filepath.Join(t.TempDir(), "out.txt")
 			procs := speakers(t, cluster.ConnString(), out, election, interval, "a", "b", "c")

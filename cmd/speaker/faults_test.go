@@ -18,7 +18,7 @@ var elections = []string{"sequential", "single-file"}
 func TestFaultFrozenLeader(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for _, election := range elections {
-		for rep := 0; rep < reps(t); rep++ {
+		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", election, rep), func(t *testing.T) {
 				cfg := fleetConfig{election: election, policy: "at-most-one", session: 2 * time.Second,
 					interval: 200 * time.Millisecond, names: []string{"a", "b"}}
@@ -63,7 +63,7 @@ func TestFaultFrozenLeader(t *testing.T) {
 func TestFaultConnectionReset(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for _, policy := range []string{"at-most-one", "at-least-one"} {
-		for rep := 0; rep < reps(t); rep++ {
+		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", policy, rep), func(t *testing.T) {
 				cfg := fleetConfig{election: "sequential", policy: policy, session: 4 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"a", "b"}}
@@ -109,7 +109,7 @@ func TestFaultConnectionReset(t *testing.T) {
 func TestFaultSilentPartition(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for _, election := range elections {
-		for rep := 0; rep < reps(t); rep++ {
+		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", election, rep), func(t *testing.T) {
 				cfg := fleetConfig{election: election, policy: "at-most-one", session: 2 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"a", "b", "c"}}
@@ -146,7 +146,7 @@ func TestFaultSilentPartition(t *testing.T) {
 func TestFaultLostCreateReply(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for _, election := range elections {
-		for rep := 0; rep < reps(t); rep++ {
+		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", election, rep), func(t *testing.T) {
 				cfg := fleetConfig{election: election, policy: "at-most-one", session: 2 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"first"}}

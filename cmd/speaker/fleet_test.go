@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +12,6 @@ import (
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
 )
-
-// reps is how many times each fault test repeats its scenario: 3 unless
-// ZKSPEAKER_FAULT_REPS says more.
-func reps(t *testing.T) int {
-	if n, err := strconv.Atoi(os.Getenv("ZKSPEAKER_FAULT_REPS")); err == nil && n > 0 {
-		return n
-	}
-	return 3
-}
 
 // member is one speaker process of a fleet, and the proxy its traffic to
 // ZooKeeper goes through.

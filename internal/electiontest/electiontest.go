@@ -5,6 +5,8 @@ package electiontest
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -123,4 +125,13 @@ func Notifications(cands []*Candidate) int64 {
 		n += c.Monitor.Notifications()
 	}
 	return n
+}
+
+// Reps is how many times each fault test repeats its scenario: 3, or more
+// when ZKSPEAKER_FAULT_REPS says so.
+func Reps() int {
+	if n, err := strconv.Atoi(os.Getenv("ZKSPEAKER_FAULT_REPS")); err == nil && n > 3 {
+		return n
+	}
+	return 3
 }

@@ -1,0 +1,65 @@
+package main_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/electiontest"
+	"zkspeaker/internal/zktest"
+)
+
+// In a 3-server ensemble, losing any one server, the ZooKeeper leader
+// included, moves the speakers' sessions to another server: the same
+// speaker keeps speaking, never silent for a whole session timeout. Losing
+// quorum for less than the session timeout changes no leader either.
+func TestFaultEnsembleServers(t *testing.T) {
+	cluster := zktest.Start(t, 3)
+	for rep := 0; rep < electiontest.Reps(); rep++ {
+		t.Run(fmt.Sprint(rep), func(t *testing.T) {
+			cfg := fleetConfig{election: "sequential", policy: "at-most-one", session: 4 * time.Second,
+				interval: 100 * time.Millisecond, names: []string{"a", "b"}, direct: cluster.Servers()}
+			f := startFleet(t, cluster, cfg)
+			speaker := f.leader(3)
+			start := time.Now()
+
+			zkLeader := cluster.Leader()
+			for _, i := range []int{zkLeader, (zkLeader + 1) % 3, (zkLeader + 2) % 3} {
+				cluster.Kill(i)
+				time.Sleep(time.Second)
+				cluster.Start(i)
+				cluster.WaitServing(i)
+				if l := f.leader(1); l != speaker {
+					t.Fatalf("after server %d went down, %s speaks instead of %s", i, l.name, speaker.name)
+				}
+			}
+			time.Sleep(5 * cfg.interval)
+			if gap := maxGap(f.linesOf(speaker.name), start, time.Now()); gap >= cfg.session {
+				t.Fatalf("%s was silent for %v, not less than the session timeout", speaker.name, gap)
+			}
+
+			// Quorum lost for less than the session timeout, then back.
+			down := []int{(cluster.Leader() + 1) % 3, (cluster.Leader() + 2) % 3}
+			for _, i := range down {
+				cluster.Kill(i)
+			}
+			time.Sleep(cfg.session / 3)
+			for _, i := range down {
+				cluster.Start(i)
+			}
+			for i := 0; i < 3; i++ {
+				cluster.WaitServing(i)
+			}
+			restored := time.Now()
+			f.leader(1)
+			time.Sleep(10 * cfg.interval)
+			if ts := f.terms(); len(ts) != 1 || ts[0].Name != speaker.name {
+				t.Fatalf("terms %+v: want %s alone after quorum came back", ts, speaker.name)
+			}
+			if n := between(f.linesOf(speaker.name), restored, time.Now()); n < 2 {
+				t.Fatalf("%s wrote %d lines after quorum came back", speaker.name, n)
+			}
+			noOrphans(t, cluster, "sequential", 2)
+		})
+	}
+}

@@ -1,0 +1,144 @@
+package speaker
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// Term is a run of consecutive lines by one writer in the out file: one
+// stretch of leadership as the file shows it.
+type Term struct {
+	Name         string
+	First, Last  time.Time
+	Lines        int
+	FromCounter  uint64
+	ToCounter    uint64
+	GapBefore    time.Duration // from the previous term's last line: the failover time
+	HasGapBefore bool
+}
+
+// Anomaly is something in the out file that a correct election never
+// produces.
+type Anomaly struct {
+	// Line is the line number it was found at (1-based), 0 when it spans many.
+	Line int
+	// Kind is "torn line", "counter jump" or "overlap".
+	Kind string
+	// Detail says what exactly, in words.
+	Detail string
+}
+
+// Timeline is an out file read as a story: who spoke when.
+type Timeline struct {
+	Terms     []Term
+	Anomalies []Anomaly
+	Writers   []string // in order of first appearance
+	lines     map[string][]time.Time
+}
+
+// ReadTimeline reads an out file. Lines it cannot parse become "torn line"
+// anomalies; it fails only when r does.
+func ReadTimeline(r io.Reader) (*Timeline, error) {
+	tl := &Timeline{lines: map[string][]time.Time{}}
+	last := map[string]uint64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		l, err := ParseLine(sc.Text())
+		if err != nil {
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "torn line", Detail: fmt.Sprintf("%q", sc.Text())})
+			continue
+		}
+		if _, seen := last[l.Name]; !seen {
+			tl.Writers = append(tl.Writers, l.Name)
+		}
+		if want := last[l.Name] + 1; l.Counter != want {
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "counter jump",
+				Detail: fmt.Sprintf("%s wrote %d after %d", l.Name, l.Counter, last[l.Name])})
+		}
+		last[l.Name] = l.Counter
+		tl.lines[l.Name] = append(tl.lines[l.Name], l.Time)
+		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name {
+			t := &tl.Terms[k]
+			t.Last, t.Lines, t.ToCounter = l.Time, t.Lines+1, l.Counter
+			continue
+		}
+		t := Term{Name: l.Name, First: l.Time, Last: l.Time, Lines: 1, FromCounter: l.Counter, ToCounter: l.Counter}
+		if k := len(tl.Terms) - 1; k >= 0 {
+			t.GapBefore, t.HasGapBefore = l.Time.Sub(tl.Terms[k].Last), true
+		}
+		tl.Terms = append(tl.Terms, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	tl.findOverlaps()
+	return tl, nil
+}
+
+// Stretch is a span of time in which one writer wrote steadily.
+type Stretch struct {
+	Name        string
+	First, Last time.Time
+}
+
+// Stretches joins each writer's lines into spans of steady writing: lines
+// no further apart than 1.5 times the writer's usual (median) spacing.
+// Lines of other writers in between do not break a span, which is how two
+// writers taking turns line by line show up as the overlap they are.
+func (tl *Timeline) Stretches() []Stretch {
+	var out []Stretch
+	for _, name := range tl.Writers {
+		times := tl.lines[name]
+		limit := 3 * medianGap(times) / 2
+		cur := Stretch{Name: name, First: times[0], Last: times[0]}
+		for _, ts := range times[1:] {
+			if limit > 0 && ts.Sub(cur.Last) <= limit {
+				cur.Last = ts
+				continue
+			}
+			out = append(out, cur)
+			cur = Stretch{Name: name, First: ts, Last: ts}
+		}
+		out = append(out, cur)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].First.Before(out[j].First) })
+	return out
+}
+
+// findOverlaps reports every pair of stretches of different writers that
+// share a moment: two leaders at once.
+func (tl *Timeline) findOverlaps() {
+	st := tl.Stretches()
+	for i := range st {
+		for j := i + 1; j < len(st) && !st[j].First.After(st[i].Last); j++ {
+			if st[i].Name != st[j].Name {
+				tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: "overlap", Detail: fmt.Sprintf(
+					"%s and %s both wrote between %s and %s", st[i].Name, st[j].Name,
+					st[j].First.Format(TimeLayout), minTime(st[i].Last, st[j].Last).Format(TimeLayout))})
+			}
+		}
+	}
+}
+
+func medianGap(times []time.Time) time.Duration {
+	if len(times) < 2 {
+		return 0
+	}
+	gaps := make([]time.Duration, 0, len(times)-1)
+	for i := 1; i < len(times); i++ {
+		gaps = append(gaps, times[i].Sub(times[i-1]))
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	return gaps[len(gaps)/2]
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
 	"zkspeaker/nodemonitor"
@@ -27,25 +29,25 @@ func operatorDeletesElectionPath(t *testing.T, cluster *zktest.Cluster) {
 	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	children, err := operator.Children(ctx, nodemonitor.DefaultPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range children {
-		if err := operator.Delete(ctx, nodemonitor.DefaultPath+"/"+c, -1); err != nil {
+	// zkCli's deleteall deletes the children, then the path; the
+	// candidates rejoin in between, so it may have to try again. A multi
+	// makes each try all or nothing.
+	for {
+		children, err := operator.Children(ctx, nodemonitor.DefaultPath)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	// The candidates may already be rejoining: delete the path when it is empty.
-	for {
-		err := operator.Delete(ctx, nodemonitor.DefaultPath, -1)
-		if err == nil {
+		var ops []any
+		for _, c := range children {
+			ops = append(ops, &zk.DeleteRequest{Path: nodemonitor.DefaultPath + "/" + c, Version: -1})
+		}
+		ops = append(ops, &zk.DeleteRequest{Path: nodemonitor.DefaultPath, Version: -1})
+		if _, err = operator.Conn().Multi(ops...); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("could not delete the election path: %v", err)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	electiontest.Eventually(t, 5*time.Second, "the old leader stops or wins again", func() bool {
 		return !cands[leader].Listener.Speaking() || cands[leader].Listener.Terms() > 1

@@ -101,6 +101,13 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 		} else {
 			children, err = s.zk.Children(ctx, s.path)
 		}
+		if errors.Is(err, zk.ErrNoNode) {
+			// The whole election path was deleted (zkCli deleteall), and our
+			// znode with it: join again, which creates the path anew.
+			s.log.Warn("the election path is gone; joining again", "path", s.path)
+			s.node = ""
+			continue
+		}
 		if err != nil {
 			return Decision{}, err
 		}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -48,6 +50,11 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		l, err := ParseLine(sc.Text())
+		if err == nil && slices.ContainsFunc(l.Extra, func(f string) bool { return !strings.Contains(f, "=") }) {
+			// Fields after the counter are key=value; anything else is
+			// two lines glued together by a write that was not atomic.
+			err = ErrMalformed
+		}
 		if err != nil {
 			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "torn line", Detail: fmt.Sprintf("%q", sc.Text())})
 			continue
@@ -109,18 +116,41 @@ func (tl *Timeline) Stretches() []Stretch {
 	return out
 }
 
-// findOverlaps reports every pair of stretches of different writers that
-// share a moment: two leaders at once.
-func (tl *Timeline) findOverlaps() {
+// Overlap is a span of time in which two writers both spoke steadily: two
+// leaders at once.
+type Overlap struct {
+	A, B     string
+	From, To time.Time
+}
+
+// Overlaps finds every pair of stretches of different writers that share a
+// moment.
+func (tl *Timeline) Overlaps() []Overlap {
+	var out []Overlap
 	st := tl.Stretches()
 	for i := range st {
 		for j := i + 1; j < len(st) && !st[j].First.After(st[i].Last); j++ {
 			if st[i].Name != st[j].Name {
-				tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: "overlap", Detail: fmt.Sprintf(
-					"%s and %s both wrote between %s and %s", st[i].Name, st[j].Name,
-					st[j].First.Format(TimeLayout), minTime(st[i].Last, st[j].Last).Format(TimeLayout))})
+				out = append(out, Overlap{A: st[i].Name, B: st[j].Name, From: st[j].First, To: minTime(st[i].Last, st[j].Last)})
 			}
 		}
+	}
+	return out
+}
+
+// Lines is the number of well-formed lines read.
+func (tl *Timeline) Lines() int {
+	n := 0
+	for _, t := range tl.Terms {
+		n += t.Lines
+	}
+	return n
+}
+
+func (tl *Timeline) findOverlaps() {
+	for _, o := range tl.Overlaps() {
+		tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: "overlap", Detail: fmt.Sprintf(
+			"%s and %s both wrote between %s and %s", o.A, o.B, o.From.Format(TimeLayout), o.To.Format(TimeLayout))})
 	}
 }
 

@@ -48,12 +48,11 @@ func badFlag(flag, format string, args ...any) error {
 // create it.
 func parseConfig(c *cli.Context) (config, error) {
 	cfg := config{
-		election: c.String("election"),
-		name:     c.String("name"),
-		fsync:    c.Bool("fsync"),
-		fence:    c.Bool("fence"),
-		auth:     c.String("auth"),
-		out:      c.String("out"),
+		name:  c.String("name"),
+		fsync: c.Bool("fsync"),
+		fence: c.Bool("fence"),
+		auth:  c.String("auth"),
+		out:   c.String("out"),
 	}
 	var err error
 	if cfg.servers, err = parseServers(c.String("servers")); err != nil {
@@ -65,22 +64,11 @@ func parseConfig(c *cli.Context) (config, error) {
 	if cfg.sessionTimeout, err = positiveDuration(c, "session-timeout"); err != nil {
 		return cfg, err
 	}
-	switch cfg.election {
-	case "sequential":
-		cfg.path = nodemonitor.DefaultPath
-	case "single-file":
-		cfg.path = znodemonitor.DefaultPath
-		if c.IsSet("watch") {
-			return cfg, badFlag("watch", "applies only to --election sequential")
-		}
-	default:
-		return cfg, badFlag("election", "unknown value %q (want sequential or single-file)", cfg.election)
+	if cfg.election, cfg.path, err = parseElection(c); err != nil {
+		return cfg, err
 	}
-	if c.IsSet("path") {
-		cfg.path = c.String("path")
-	}
-	if err := nodemonitor.ValidatePath(cfg.path); err != nil {
-		return cfg, badFlag("path", "%s", strings.TrimPrefix(err.Error(), nodemonitor.ErrInvalid.Error()+": "))
+	if cfg.election == "single-file" && c.IsSet("watch") {
+		return cfg, badFlag("watch", "applies only to --election sequential")
 	}
 	if cfg.watch, err = nodemonitor.ParseWatchMode(c.String("watch")); err != nil {
 		return cfg, badFlag("watch", "unknown value %q (want predecessor or children)", c.String("watch"))
@@ -118,6 +106,27 @@ func parseConfig(c *cli.Context) (config, error) {
 		return cfg, badFlag("out", "%s", strings.TrimPrefix(err.Error(), "speaker: "))
 	}
 	return cfg, nil
+}
+
+// parseElection checks --election and --path; the path defaults to the
+// recipe's own.
+func parseElection(c *cli.Context) (election, path string, err error) {
+	election = c.String("election")
+	switch election {
+	case "sequential":
+		path = nodemonitor.DefaultPath
+	case "single-file":
+		path = znodemonitor.DefaultPath
+	default:
+		return "", "", badFlag("election", "unknown value %q (want sequential or single-file)", election)
+	}
+	if c.IsSet("path") {
+		path = c.String("path")
+	}
+	if err := nodemonitor.ValidatePath(path); err != nil {
+		return "", "", badFlag("path", "%s", strings.TrimPrefix(err.Error(), nodemonitor.ErrInvalid.Error()+": "))
+	}
+	return election, path, nil
 }
 
 // parseServers checks a connection string: host:port entries, commas between.

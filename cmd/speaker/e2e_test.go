@@ -22,10 +22,17 @@ const (
 // until the first one speaks.
 func speakers(t *testing.T, servers, out string, election string, interval time.Duration, names ...string) map[string]*zktest.Process {
 	t.Helper()
+	return speakersWith(t, nil, servers, out, election, interval, names...)
+}
+
+// speakersWith is speakers with extra flags for each.
+func speakersWith(t *testing.T, extra []string, servers, out string, election string, interval time.Duration, names ...string) map[string]*zktest.Process {
+	t.Helper()
 	procs := map[string]*zktest.Process{}
 	for _, name := range names {
-		procs[name] = zktest.RunSpeaker(t, "--servers", servers, "--election", election, "--name", name,
-			"--out", out, "--interval", interval.String(), "--session-timeout", sessionTimeout.String())
+		args := []string{"--servers", servers, "--election", election, "--name", name,
+			"--out", out, "--interval", interval.String(), "--session-timeout", sessionTimeout.String()}
+		procs[name] = zktest.RunSpeaker(t, append(args, extra...)...)
 		// Wait until it is in the race, so that they queue in name order.
 		joined := "joined the election"
 		if election == "single-file" {

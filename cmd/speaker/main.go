@@ -35,9 +35,7 @@ func newApp() *cli.App {
 		Name:  "speaker",
 		Usage: "speak in out/out.txt while elected leader through ZooKeeper",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers, `host:port[,host:port...]`"},
-			&cli.StringFlag{Name: "election", Value: "sequential", Usage: "election recipe: sequential or single-file"},
-			&cli.StringFlag{Name: "path", Usage: "election znode (default /election for sequential, /speaker for single-file)"},
+			serversFlag(), electionFlag(), pathFlag(),
 			&cli.StringFlag{Name: "interval", Value: "1s", Usage: "time between lines"},
 			&cli.StringFlag{Name: "out", Value: "out/out.txt", Usage: "file to append to; its directory is created"},
 			&cli.StringFlag{Name: "name", Usage: "name on each line (default: the process id)"},
@@ -52,10 +50,28 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; election znodes then only this identity may change"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		},
-		Action: runSpeaker,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err.Error()}
-		},
+		Action:          runSpeaker,
+		Commands:        []*cli.Command{statusCommand(), timelineCommand()},
+		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
 	}
+}
+
+// The flags that say where the election is, shared by every subcommand.
+func serversFlag() cli.Flag {
+	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers, `host:port[,host:port...]`"}
+}
+
+func electionFlag() cli.Flag {
+	return &cli.StringFlag{Name: "election", Value: "sequential", Usage: "election recipe: sequential or single-file"}
+}
+
+func pathFlag() cli.Flag {
+	return &cli.StringFlag{Name: "path", Usage: "election znode (default /election for sequential, /speaker for single-file)"}
+}
+
+// onUsageError turns urfave's complaints (an unknown flag, a flag without
+// its value) into one line and exit status 2.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{err.Error()}
 }

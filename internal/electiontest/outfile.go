@@ -1,7 +1,6 @@
 package electiontest
 
 import (
-	"bufio"
 	"os"
 	"testing"
 	"time"
@@ -10,16 +9,13 @@ import (
 )
 
 // Term is a run of consecutive lines by one writer in the out file.
-type Term struct {
-	Name        string
-	First, Last time.Time
-	Lines       int
-}
+type Term = speaker.Term
 
 // ReadTerms parses the out file at path and checks the invariants every
 // test holds it to: every line whole, each writer's counter up by exactly 1
-// from 1, and, unless a writer may lead twice, no writer in two terms (that
-// would mean it spoke again after a successor had). It returns the terms.
+// from 1, each term starting after the previous one's last line, and,
+// unless a writer may lead twice, no writer in two terms (that would mean
+// it spoke again after a successor had). It returns the terms.
 func ReadTerms(t testing.TB, path string, mayReturn bool) []Term {
 	t.Helper()
 	f, err := os.Open(path)
@@ -27,38 +23,27 @@ func ReadTerms(t testing.TB, path string, mayReturn bool) []Term {
 		t.Fatalf("out file: %v", err)
 	}
 	defer f.Close()
-	var terms []Term
-	last := map[string]uint64{}
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		l, err := speaker.ParseLine(sc.Text())
-		if err != nil {
-			t.Fatalf("%s line %d: %v", path, n, err)
-		}
-		if l.Counter != last[l.Name]+1 {
-			t.Fatalf("%s line %d: %s counts %d after %d", path, n, l.Name, l.Counter, last[l.Name])
-		}
-		last[l.Name] = l.Counter
-		if len(terms) > 0 && terms[len(terms)-1].Name == l.Name {
-			cur := &terms[len(terms)-1]
-			cur.Last, cur.Lines = l.Time, cur.Lines+1
-			continue
-		}
-		if len(terms) > 0 && l.Time.Before(terms[len(terms)-1].Last) {
-			t.Fatalf("%s line %d: %s starts at %v, before %s's last line at %v: two writers overlap",
-				path, n, l.Name, l.Time, terms[len(terms)-1].Name, terms[len(terms)-1].Last)
-		}
-		if seen[l.Name] && !mayReturn {
-			t.Fatalf("%s line %d: %s speaks again after another writer took over", path, n, l.Name)
-		}
-		seen[l.Name] = true
-		terms = append(terms, Term{Name: l.Name, First: l.Time, Last: l.Time, Lines: 1})
-	}
-	if err := sc.Err(); err != nil {
+	tl, err := speaker.ReadTimeline(f)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return terms
+	for _, a := range tl.Anomalies {
+		if a.Kind != "overlap" { // checked below, more strictly
+			t.Fatalf("%s line %d: %s: %s", path, a.Line, a.Kind, a.Detail)
+		}
+	}
+	seen := map[string]bool{}
+	for i, term := range tl.Terms {
+		if i > 0 && term.First.Before(tl.Terms[i-1].Last) {
+			t.Fatalf("%s: %s starts at %v, before %s's last line at %v: two writers overlap",
+				path, term.Name, term.First, tl.Terms[i-1].Name, tl.Terms[i-1].Last)
+		}
+		if seen[term.Name] && !mayReturn {
+			t.Fatalf("%s: %s speaks again (from counter %d) after another writer took over", path, term.Name, term.FromCounter)
+		}
+		seen[term.Name] = true
+	}
+	return tl.Terms
 }
 
 // WaitTerms polls the out file until cond holds for its terms.

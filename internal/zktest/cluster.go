@@ -1,6 +1,7 @@
 package zktest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -8,11 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"zkspeaker/recoverable"
 )
 
-// TickTime is the servers' tick: sessions from 2 to 20 ticks, 400 ms to 4 s,
-// are allowed, so tests can expire sessions quickly.
+// TickTime is the servers' tick: sessions from 2 ticks (400 ms) are
+// allowed, so tests can expire sessions quickly.
 const TickTime = 200 * time.Millisecond
+
+// MaxSessionTimeout is the longest session the servers grant. It is above
+// the default 20 ticks so that ensemble tests can ask for sessions that
+// outlast a JVM restart on a busy machine.
+const MaxSessionTimeout = 20 * time.Second
 
 // Cluster is a real standalone server or ensemble, stopped by t.Cleanup.
 type Cluster struct {
@@ -128,19 +135,11 @@ func (c *Cluster) WaitServing(i int) {
 }
 
 // Mode returns "leader", "follower", "standalone", or "down", from the
-// server's answer to the four-letter word srvr. (go-zookeeper's FLWSrvr
-// cannot parse the version line of Debian's build.)
+// server's answer to the four-letter word srvr.
 func (c *Cluster) Mode(i int) string {
-	out, err := c.servers[i].srvr()
-	if err != nil {
-		return "down"
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if m, ok := strings.CutPrefix(line, "Mode: "); ok {
-			return strings.TrimSpace(m)
-		}
-	}
-	return "down"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return recoverable.Srvr(ctx, c.servers[i].addr()).Mode
 }
 
 // Leader returns the index of the ensemble's leader, or -1.

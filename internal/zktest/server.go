@@ -1,9 +1,8 @@
 package zktest
 
 import (
-	"bytes"
+	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"zkspeaker/recoverable"
 )
 
 // server is one ZooKeeper JVM.
@@ -37,9 +37,10 @@ dataDir=%s
 clientPort=%d
 clientPortAddress=127.0.0.1
 maxClientCnxns=0
+maxSessionTimeout=%d
 4lw.commands.whitelist=*
 admin.enableServer=false
-%s`, TickTime.Milliseconds(), data, s.port, peers)
+%s`, TickTime.Milliseconds(), data, s.port, MaxSessionTimeout.Milliseconds(), peers)
 	if err := os.WriteFile(filepath.Join(s.dir, "zoo.cfg"), []byte(cfg), 0o644); err != nil {
 		return err
 	}
@@ -102,19 +103,12 @@ func (s *server) stop(kill bool) {
 
 // srvr speaks the four-letter word srvr and returns the answer.
 func (s *server) srvr() (string, error) {
-	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
-	if err != nil {
-		return "", err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := conn.Write([]byte("srvr")); err != nil {
-		return "", err
-	}
-	var buf bytes.Buffer
-	_, err = buf.ReadFrom(conn)
-	return buf.String(), err
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return recoverable.FourLetterWord(ctx, s.addr(), "srvr")
 }
+
+func (s *server) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
 
 func (s *server) waitServing(timeout time.Duration) error {
 	return s.wait(timeout, "serving", func(out string) bool { return strings.Contains(out, "Mode: ") })

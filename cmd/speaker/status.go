@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+	"zkspeaker/znodemonitor"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the election as ZooKeeper sees it: candidates in order, who watches whom, who leads",
+		Flags: []cli.Flag{
+			serversFlag(), electionFlag(), pathFlag(),
+			&cli.BoolFlag{Name: "watch", Usage: "keep running and print the election again whenever it changes"},
+		},
+		Action:       runStatus,
+		OnUsageError: onUsageError,
+	}
+}
+
+// statusSettle is how long --watch waits after a change before it looks:
+// the candidates need a moment to set their new watches, and wchc should
+// show the new ones.
+const statusSettle = 150 * time.Millisecond
+
+// serverRecheck is how often --watch asks the servers for their modes. No
+// ZooKeeper watch reports a server going down, so this one part polls.
+const serverRecheck = 2 * time.Second
+
+func runStatus(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+	}
+	servers, err := parseServers(c.String("servers"))
+	if err != nil {
+		return err
+	}
+	election, path, err := parseElection(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// Only warnings: a disconnection is worth a line, the rest is noise here.
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer rz.Close()
+
+	st := statusPrinter{w: os.Stdout, servers: servers, election: election, path: path, clear: c.Bool("watch") && isTerminal(os.Stdout)}
+	if !c.Bool("watch") {
+		once, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		_, err := st.print(once, rz)
+		if err != nil {
+			return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
+		}
+		return nil
+	}
+	return st.watch(ctx, rz)
+}
+
+// statusPrinter prints one election, once or at every change.
+type statusPrinter struct {
+	w        io.Writer
+	servers  []string
+	election string
+	path     string
+	clear    bool
+	modes    []recoverable.ServerInfo
+}
+
+// watch prints the election, then waits for the ZooKeeper watch that Inspect
+// left to fire, and prints it again.
+func (s *statusPrinter) watch(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
+	recheck := time.NewTicker(serverRecheck)
+	defer recheck.Stop()
+	sessions := rz.Observe(ctx)
+	for {
+		wake, err := s.print(ctx, rz)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			fmt.Fprintf(s.w, "cannot read the election: %v\n", err)
+		}
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-wake:
+				break wait
+			case ev := <-sessions:
+				if ev.State == recoverable.StateConnected || ev.State == recoverable.StateExpired {
+					break wait // look again on the (new) session
+				}
+			case <-recheck.C:
+				if !slices.Equal(s.modes, s.serverModes(ctx)) {
+					break wait
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(statusSettle):
+		}
+	}
+}
+
+// print reads and prints the election once and returns the watch that fires
+// at its next change.
+func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZookeeper) (<-chan zk.Event, error) {
+	var (
+		b    strings.Builder
+		wake <-chan zk.Event
+		err  error
+	)
+	if s.clear {
+		b.WriteString("\033[H\033[2J")
+	}
+	fmt.Fprintf(&b, "election %s (%s) at %s\n", s.path, s.election, time.Now().UTC().Format(time.TimeOnly))
+	watches, haveWatches := s.watchesBySession(ctx)
+	if s.election == "single-file" {
+		var h znodemonitor.Holder
+		h, wake, err = znodemonitor.Inspect(ctx, rz, s.path)
+		if err == nil {
+			writeHolder(&b, h, watches, haveWatches, rz.SessionID())
+		}
+	} else {
+		var v nodemonitor.View
+		v, wake, err = nodemonitor.Inspect(ctx, rz, s.path)
+		if err == nil {
+			writeView(&b, v, watches, haveWatches)
+		}
+	}
+	s.modes = s.serverModes(ctx)
+	b.WriteString("servers\n")
+	for _, m := range s.modes {
+		fmt.Fprintf(&b, "  %-22s %s\n", m.Addr, m.Mode)
+	}
+	_, _ = io.WriteString(s.w, b.String())
+	return wake, err
+}
+
+// serverModes asks every server for its mode with srvr.
+func (s *statusPrinter) serverModes(ctx context.Context) []recoverable.ServerInfo {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	out := make([]recoverable.ServerInfo, len(s.servers))
+	for i, addr := range s.servers {
+		info := recoverable.Srvr(ctx, addr)
+		out[i] = recoverable.ServerInfo{Addr: info.Addr, Mode: info.Mode} // only what status shows
+	}
+	return out
+}
+
+// watchesBySession merges wchc from every server: which paths each session
+// watches. The second result is false when no server allowed wchc.
+func (s *statusPrinter) watchesBySession(ctx context.Context) (map[int64][]string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	all, ok := map[int64][]string{}, false
+	for _, addr := range s.servers {
+		w, err := recoverable.Watches(ctx, addr)
+		if err != nil {
+			continue
+		}
+		ok = true
+		for id, paths := range w {
+			all[id] = append(all[id], paths...)
+		}
+	}
+	return all, ok
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,163 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/electiontest"
+	"zkspeaker/internal/zktest"
+)
+
+// status runs `speaker status` to the end and returns what it printed.
+func status(t *testing.T, args ...string) string {
+	t.Helper()
+	return run(t, append([]string{"status"}, args...)...)
+}
+
+// run runs the speaker command to the end, wants exit status 0, and
+// returns what it printed.
+func run(t *testing.T, args ...string) string {
+	t.Helper()
+	p := zktest.RunSpeaker(t, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("speaker %v: exit %d, %v\n%s", args, code, err, p.Stderr())
+	}
+	return p.Stdout()
+}
+
+// row is one candidate line of `speaker status`.
+type row struct {
+	seq, name, watches, role string
+}
+
+var rowPattern = regexp.MustCompile(`^  (\d{10})\s+(\S+)\s+0x[0-9a-f]+\s+(.+?)\s+(leader|waiting)$`)
+
+// rows picks the candidate lines out of the last election printed in out.
+func rows(out string) []row {
+	frames := strings.Split(out, "election /")
+	var rs []row
+	for _, line := range strings.Split(frames[len(frames)-1], "\n") {
+		if m := rowPattern.FindStringSubmatch(line); m != nil {
+			rs = append(rs, row{m[1], m[2], m[3], m[4]})
+		}
+	}
+	return rs
+}
+
+// modes counts the server modes in status output.
+func modes(out string) map[string]int {
+	n := map[string]int{}
+	_, servers, _ := strings.Cut(out, "servers\n")
+	for _, line := range strings.Split(strings.TrimSpace(servers), "\n") {
+		if f := strings.Fields(line); len(f) == 2 {
+			n[f[1]]++
+		}
+	}
+	return n
+}
+
+// checkQueue holds status output to the recipe: candidates in sequence
+// order, the first leads and is the one writing, and each other one
+// watches what want says.
+func checkQueue(t *testing.T, out, writer string, want func(rs []row, i int) string) {
+	t.Helper()
+	rs := rows(out)
+	if len(rs) != 3 {
+		t.Fatalf("want 3 candidates, got %d:\n%s", len(rs), out)
+	}
+	if !slices.IsSortedFunc(rs, func(a, b row) int { return strings.Compare(a.seq, b.seq) }) {
+		t.Errorf("candidates not in sequence order:\n%s", out)
+	}
+	for i, r := range rs {
+		role := map[bool]string{true: "leader", false: "waiting"}[i == 0]
+		if r.role != role || r.watches != want(rs, i) {
+			t.Errorf("candidate %d = %+v, want role %s watching %q:\n%s", i, r, role, want(rs, i), out)
+		}
+	}
+	if rs[0].name != writer {
+		t.Errorf("status says %s leads, but %s writes the out file:\n%s", rs[0].name, writer, out)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	cluster := zktest.Start(t, 3)
+	servers := cluster.ConnString()
+
+	t.Run("sequential", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.txt")
+		speakers(t, servers, out, "sequential", 200*time.Millisecond, "a", "b", "c")
+		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
+		got := status(t, "--servers", servers)
+		checkQueue(t, got, writer, func(rs []row, i int) string {
+			if i == 0 {
+				return "itself" // to stop at once if an operator deletes it
+			}
+			return fmt.Sprintf("%s (%s)", rs[i-1].seq, rs[i-1].name)
+		})
+		if m := modes(got); m["leader"] != 1 || m["follower"] != 2 {
+			t.Errorf("server modes %v, want one leader and two followers:\n%s", m, got)
+		}
+	})
+
+	t.Run("herd", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.txt")
+		speakersWith(t, []string{"--watch", "children", "--path", "/herd"}, servers, out, "sequential", 200*time.Millisecond, "a", "b", "c")
+		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
+		checkQueue(t, status(t, "--servers", servers, "--path", "/herd"), writer, func([]row, int) string {
+			// ZooKeeper does not list children watches; status says it infers this.
+			return "all (children)?"
+		})
+	})
+
+	t.Run("single-file", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.txt")
+		speakers(t, servers, out, "single-file", 200*time.Millisecond, "a", "b", "c")
+		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
+		got := status(t, "--servers", servers, "--election", "single-file")
+		if !regexp.MustCompile(`(?m)^  leader  ` + writer + `  session 0x[0-9a-f]+  epoch \d+$`).MatchString(got) {
+			t.Errorf("want %s as the holder:\n%s", writer, got)
+		}
+		if !strings.Contains(got, "waiting 2 sessions watch /speaker") {
+			t.Errorf("want the 2 others waiting on /speaker:\n%s", got)
+		}
+	})
+
+	t.Run("watch", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "out.txt")
+		procs := speakers(t, servers, out, "sequential", 200*time.Millisecond, "a", "b", "c")
+		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
+		watcher := zktest.RunSpeaker(t, "status", "--watch", "--servers", servers)
+		electiontest.Eventually(t, 10*time.Second, "status shows 3 candidates", func() bool { return len(rows(watcher.Stdout())) == 3 })
+		procs[writer].Term()
+		// The next one in line takes over, and status shows it without
+		// being asked again: its children watch fired.
+		electiontest.Eventually(t, 10*time.Second, "status shows the successor", func() bool {
+			rs := rows(watcher.Stdout())
+			return len(rs) == 2 && rs[0].name != writer && rs[0].role == "leader"
+		})
+		next := electiontest.WaitTerms(t, out, 10*time.Second, "the successor speaks", func(ts []electiontest.Term) bool { return len(ts) == 2 })[1].Name
+		if rs := rows(watcher.Stdout()); rs[0].name != next {
+			t.Errorf("status shows %s leading, but %s writes:\n%s", rs[0].name, next, watcher.Stdout())
+		}
+		// The same run, read back by timeline: two terms, the failover gap
+		// between them, nothing wrong.
+		got := run(t, "timeline", out)
+		if !strings.Contains(got, "2 terms, 0 anomalies") || !regexp.MustCompile(`(?m)^2\s+`+next+`\s.*\d+(\.\d+)?m?s\s*$`).MatchString(got) {
+			t.Errorf("timeline of a real run: want 2 terms without anomalies, the second by %s with its gap:\n%s", next, got)
+		}
+		watcher.Term()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if code, err := watcher.Wait(ctx); err != nil || code != 0 {
+			t.Errorf("status --watch on SIGTERM: exit %d, %v", code, err)
+		}
+	})
+}

@@ -1,0 +1,115 @@
+package main_test
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+)
+
+// handMade writes an out file in which b overlaps a for 3 s, then c takes
+// over after a gap of 2.5 s, a line is torn, and c's counter jumps.
+func handMade(t *testing.T) string {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	line := func(offset time.Duration, name string, n int) {
+		fmt.Fprintf(&b, "%s %s %d\n", t0.Add(offset).Format(time.RFC3339Nano), name, n)
+	}
+	for i := 1; i <= 5; i++ {
+		line(time.Duration(i)*time.Second, "a", i)
+	}
+	for i := 1; i <= 3; i++ { // a and b both speak, a second apart
+		line(time.Duration(5+i)*time.Second, "b", i)
+		line(time.Duration(5+i)*time.Second+500*time.Millisecond, "a", 5+i)
+	}
+	line(9*time.Second, "b", 4)
+	b.WriteString("2026-11-22T10:00:10Z b 5 2026-11-22T1") // torn
+	b.WriteString("\n")
+	line(11500*time.Millisecond, "c", 1)
+	line(12500*time.Millisecond, "c", 2)
+	line(13500*time.Millisecond, "c", 4) // a line lost
+	path := filepath.Join(t.TempDir(), "out.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTimelineCommand(t *testing.T) {
+	path := handMade(t)
+	svg := filepath.Join(t.TempDir(), "chart.svg")
+	got := run(t, "timeline", "--svg", svg, path)
+	for _, want := range []string{
+		"15 lines, 3 writers, 9 terms, 3 anomalies",
+		"counter jump: c wrote 4 after 2",
+		"line 13: torn line",
+		"overlap: a and b both wrote between 2026-11-22T10:00:06",
+		"2.5s", // the gap before c
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timeline output lacks %q:\n%s", want, got)
+		}
+	}
+	// The chart: a row per writer, c's row starting after the others end.
+	rowOf := map[string]string{}
+	for _, l := range strings.Split(got, "\n") {
+		if name, bar, ok := strings.Cut(l, " |"); ok {
+			rowOf[strings.TrimSpace(name)] = bar
+		}
+	}
+	if len(rowOf) != 3 || strings.Index(rowOf["c"], "#") <= strings.LastIndex(rowOf["b"], "#") || strings.Index(rowOf["b"], "#") >= strings.LastIndex(rowOf["a"], "#") {
+		t.Errorf("chart rows %q: want a, then b overlapping a's end, then c after both", rowOf)
+	}
+
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pic struct {
+		XMLName xml.Name `xml:"svg"`
+		Rects   []struct {
+			Fill  string `xml:"fill,attr"`
+			Title string `xml:"title"`
+		} `xml:"rect"`
+	}
+	if err := xml.Unmarshal(data, &pic); err != nil {
+		t.Fatalf("the SVG is not well-formed: %v", err)
+	}
+	red := 0
+	for _, r := range pic.Rects {
+		if r.Fill == "red" {
+			red++
+		}
+	}
+	if len(pic.Rects) < 4 || red != 1 {
+		t.Errorf("SVG has %d bars, %d red: want a bar per stretch and one red overlap", len(pic.Rects), red)
+	}
+}
+
+// Bad input: one line, exit 2, nothing written.
+func TestTimelineBadInput(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "chart.svg")
+	for _, args := range [][]string{
+		{"timeline", filepath.Join(t.TempDir(), "missing.txt")},
+		{"timeline", "--width", "3", handMade(t)},
+		{"timeline", handMade(t), "--svg", svg},
+		{"timeline", "--svg", "", handMade(t)},
+	} {
+		p := zktest.Run(t, zktest.BuildSpeaker(t), args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		code, err := p.Wait(ctx)
+		cancel()
+		if err != nil || code != 2 || strings.Count(strings.TrimSpace(p.Stderr()), "\n") != 0 || p.Stdout() != "" {
+			t.Errorf("%v: exit %d (%v), stdout %q, stderr %q; want exit 2 and one line", args, code, err, p.Stdout(), p.Stderr())
+		}
+		if _, err := os.Stat(svg); err == nil {
+			t.Errorf("%v wrote %s", args, svg)
+		}
+	}
+}

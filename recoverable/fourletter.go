@@ -1,0 +1,116 @@
+package recoverable
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServerInfo is what a ZooKeeper server says about itself when asked with
+// the four-letter word srvr: how `speaker status` shows an ensemble, and how
+// `speaker bench` counts the requests a failover costs.
+type ServerInfo struct {
+	// Addr is the host:port that was asked.
+	Addr string
+	// Mode is "leader", "follower", "observer", "standalone", or "down"
+	// when the server did not answer (or answered without serving, as a
+	// server without quorum does).
+	Mode string
+	// Received is the number of packets the server has received since it
+	// started or since its statistics were last reset.
+	Received int64
+	// Zxid is the last transaction the server has seen, 0 when unknown.
+	Zxid int64
+}
+
+// FourLetterWord sends one of ZooKeeper's four-letter commands ("srvr",
+// "mntr", "ruok"...) to addr and returns the whole answer. The server must
+// allow the word in 4lw.commands.whitelist; ensemble.sh allows them all.
+func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(2 * time.Second)
+	}
+	_ = conn.SetDeadline(deadline)
+	if _, err := io.WriteString(conn, word); err != nil {
+		return "", err
+	}
+	out, err := io.ReadAll(conn)
+	return string(out), err
+}
+
+// Srvr asks addr for its srvr statistics. A server that is down or out of
+// quorum is not an error: its Mode is "down". go-zookeeper's FLWSrvr is not
+// used because it cannot parse the version line of Debian's build.
+func Srvr(ctx context.Context, addr string) ServerInfo {
+	info := ServerInfo{Addr: addr, Mode: "down"}
+	out, err := FourLetterWord(ctx, addr, "srvr")
+	if err != nil {
+		return info
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		switch key {
+		case "Mode":
+			info.Mode = value
+		case "Received":
+			info.Received, _ = strconv.ParseInt(value, 10, 64)
+		case "Zxid":
+			info.Zxid, _ = strconv.ParseInt(strings.TrimPrefix(value, "0x"), 16, 64)
+		}
+	}
+	return info
+}
+
+// String reads like a line of `speaker status`.
+func (s ServerInfo) String() string {
+	return fmt.Sprintf("%s %s", s.Addr, s.Mode)
+}
+
+// Watches asks addr, with the four-letter word wchc, which paths each of
+// its sessions watches. It knows only the sessions connected to that
+// server: ask every server of an ensemble and merge. A server that does not
+// allow wchc answers with an error here.
+func Watches(ctx context.Context, addr string) (map[int64][]string, error) {
+	out, err := FourLetterWord(ctx, addr, "wchc")
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(out, "not executed") || strings.Contains(out, "not in the whitelist") {
+		return nil, fmt.Errorf("recoverable: %s does not allow wchc: %s", addr, strings.TrimSpace(out))
+	}
+	watches := map[int64][]string{}
+	var (
+		session int64
+		inside  bool // after a session line
+	)
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "0x"):
+			id, err := strconv.ParseUint(strings.TrimSpace(line[2:]), 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("recoverable: wchc from %s: bad session %q", addr, line)
+			}
+			session, inside = int64(id), true
+		case strings.HasPrefix(line, "\t") && inside:
+			watches[session] = append(watches[session], strings.TrimSpace(line))
+		}
+	}
+	return watches, nil
+}

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build vet shellcheck test test-short clean
+.PHONY: all deps tools build demo demo-tmux vet shellcheck test test-short clean
 
 all: build
 
@@ -12,17 +12,28 @@ all: build
 deps: tools
 	bash ensemble-scripts/install-zookeeper.sh
 
+# tools: shellcheck for the lint step, tmux for make demo-tmux (and its test)
 tools:
-	@command -v shellcheck >/dev/null 2>&1 || { \
+	@missing=""; for t in shellcheck tmux; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	[ -z "$$missing" ] || { \
+	  echo "installing$$missing"; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q shellcheck >/dev/null || \
-	    { $(SUDO) apt-get update -q >/dev/null && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q shellcheck >/dev/null; }; \
-	  elif command -v brew >/dev/null 2>&1; then brew install shellcheck; \
-	  else echo "shellcheck not found: install it with your package manager" >&2; exit 1; fi; }
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null || \
+	    { $(SUDO) apt-get update -q >/dev/null && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; }; \
+	  elif command -v brew >/dev/null 2>&1; then brew install $$missing; \
+	  else echo "not found:$$missing: install with your package manager" >&2; exit 1; fi; }
 
 ## build: build bin/speaker
 build:
 	$(GO) build -o bin/speaker ./cmd/speaker
+
+## demo: a 3-server ensemble, three speakers, SIGTERM and SIGKILL of the leader, a ZooKeeper server killed, the timeline
+demo: deps build
+	bash ensemble-scripts/demo.sh
+
+## demo-tmux: the same ensemble and speakers in tmux panes, to kill by hand
+demo-tmux: deps build
+	bash ensemble-scripts/demo-tmux.sh
 
 vet:
 	$(GO) vet ./...

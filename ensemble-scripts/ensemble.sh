@@ -114,6 +114,9 @@ write_config() {
 			echo "clientPort=$(client_port "$i")"
 			echo "clientPortAddress=127.0.0.1"
 			echo "4lw.commands.whitelist=*"
+			# Every client here comes from 127.0.0.1; the default of 60
+			# connections per address would refuse speaker bench's crowd.
+			echo "maxClientCnxns=0"
 			echo "admin.enableServer=false"
 			if [ "$n" -gt 1 ]; then
 				for ((j = 1; j <= n; j++)); do

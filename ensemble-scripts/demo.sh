@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# demo.sh is `make demo`: a 3-server ZooKeeper ensemble, three speakers,
+# and the failures the articles talk about, one step at a time:
+#   1. SIGTERM the leader: it leaves the election, the next takes over at once;
+#   2. SIGKILL the new leader: its znode lives until its session expires;
+#   3. kill the ZooKeeper server the last speaker talks to: it moves to
+#      another server within its session, and nobody takes over;
+#   4. print the timeline of out.txt.
+# Everything it starts is stopped at the end, on Ctrl-C too; out/demo/ stays
+# for inspection.
+#
+# Environment: DEMO_FAST=1 (short ticks and timeouts, for CI), DEMO_OUT
+# (default out/ under the repository), SPEAKER_BIN (default bin/speaker),
+# ZK_BASE_PORT (2181).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+out_root=${DEMO_OUT:-$root/out}
+demo=$out_root/demo
+export ENSEMBLE_DIR=$out_root/ensemble
+BIN=${SPEAKER_BIN:-$root/bin/speaker}
+
+if [ "${DEMO_FAST:-0}" = 1 ]; then
+	export ZK_TICK_MS=200
+	SESSION=1s SESSION_S=1 INTERVAL=200ms WATCH_S=1.5
+else
+	export ZK_TICK_MS=2000
+	SESSION=5s SESSION_S=5 INTERVAL=1s WATCH_S=5
+fi
+NAMES=(speaker-1 speaker-2 speaker-3)
+declare -A pid=()
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+cleanup() {
+	trap - EXIT INT TERM
+	local p
+	for p in "${pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+	sleep 1
+	for p in "${pid[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	"$here/ensemble.sh" stop >/dev/null 2>&1 || true
+	echo
+	echo "All speakers and ZooKeeper servers are stopped. Logs and out.txt are in $demo/"
+}
+
+[ -x "$BIN" ] || { echo "demo.sh: $BIN not found: run make build" >&2; exit 1; }
+if "$here/ensemble.sh" status 2>/dev/null | grep -qE ' (leader|follower|standalone) '; then
+	echo "demo.sh: an ensemble is already running in $ENSEMBLE_DIR: run ensemble-scripts/ensemble.sh stop first" >&2
+	exit 1
+fi
+trap cleanup EXIT
+trap 'echo; echo "interrupted"; exit 130' INT TERM
+
+rm -rf "$demo" "$ENSEMBLE_DIR"
+mkdir -p "$demo"
+
+say "Start a 3-server ZooKeeper ensemble (tickTime ${ZK_TICK_MS} ms)"
+servers=$("$here/ensemble.sh" start 3 | tail -n 1)
+"$here/ensemble.sh" status
+
+say "Start three speakers; each joins /election with an EPHEMERAL|SEQUENTIAL znode"
+for name in "${NAMES[@]}"; do
+	"$BIN" --servers "$servers" --name "$name" --out "$demo/out.txt" \
+		--interval "$INTERVAL" --session-timeout "$SESSION" 2>"$demo/$name.log" &
+	pid[$name]=$!
+	echo "$name: pid ${pid[$name]}, log $demo/$name.log"
+	sleep 0.3 # so that they queue in name order
+done
+
+# writer prints the name on the last line of out.txt.
+writer() { tail -n 1 "$demo/out.txt" 2>/dev/null | cut -d' ' -f2; }
+
+# wait_writer waits until someone other than $1 writes, for at most $2 s.
+wait_writer() {
+	local old=$1 limit=$2 start=$SECONDS w
+	while :; do
+		w=$(writer)
+		if [ -n "$w" ] && [ "$w" != "$old" ]; then
+			echo "$w"
+			return 0
+		fi
+		if ((SECONDS - start > limit)); then
+			echo "demo.sh: nobody took over from ${old:-nobody} within $limit s; see $demo/*.log" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+leader=$(wait_writer "" 30)
+sleep "$WATCH_S"
+echo "$leader speaks; the others wait in line, each watching only the one ahead:"
+"$BIN" status --servers "$servers"
+tail -n 3 "$demo/out.txt"
+
+say "Step 1: SIGTERM $leader. It deletes its znode and closes its session, so the next in line takes over at once"
+kill -TERM "${pid[$leader]}"
+wait "${pid[$leader]}" || true
+unset "pid[$leader]"
+leader=$(wait_writer "$leader" 10)
+sleep "$WATCH_S"
+echo "$leader took over:"
+tail -n 3 "$demo/out.txt"
+
+say "Step 2: SIGKILL $leader. Its znode stays until ZooKeeper expires its session ($SESSION), then the last speaker takes over"
+kill -KILL "${pid[$leader]}"
+wait "${pid[$leader]}" 2>/dev/null || true
+unset "pid[$leader]"
+leader=$(wait_writer "$leader" $((SESSION_S * 3 + 10)))
+sleep "$WATCH_S"
+echo "$leader took over:"
+tail -n 3 "$demo/out.txt"
+
+# The server the leader is connected to is on the last connected or
+# reconnected line of its log: server=127.0.0.1:PORT.
+port=$(grep -E 'msg=(connected|reconnected) ' "$demo/$leader.log" | tail -n 1 | sed -E 's/.*server=[^ ]*:([0-9]+).*/\1/')
+id=$((port - ${ZK_BASE_PORT:-2181} + 1))
+say "Step 3: SIGKILL ZooKeeper server $id (port $port), the one $leader talks to. Its session moves to another server before it expires: no failover"
+"$here/ensemble.sh" kill "$id"
+sleep "$WATCH_S"
+sleep "$WATCH_S"
+"$here/ensemble.sh" status
+echo "what $leader logged:"
+grep -E 'msg="disconnected|msg=reconnected|msg="no longer|msg="paused|msg="reconnected in time' "$demo/$leader.log" | tail -n 4 || true
+now=$(writer)
+echo "still speaking: $now"
+tail -n 3 "$demo/out.txt"
+if [ "$now" != "$leader" ]; then
+	echo "demo.sh: $now speaks instead of $leader after a ZooKeeper server died" >&2
+	exit 1
+fi
+
+say "Step 4: the timeline of $demo/out.txt: each term, the failover gaps, and any anomaly"
+"$BIN" timeline --svg "$demo/timeline.svg" "$demo/out.txt"

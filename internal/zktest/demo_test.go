@@ -1,0 +1,155 @@
+package zktest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// demoCmd prepares ensemble-scripts/<script> with its own folder and ports,
+// in its own process group, as a terminal would run it.
+func demoCmd(t *testing.T, dir, script string, env ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	requireZooKeeper(t)
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", filepath.Join(root, "ensemble-scripts", script))
+	cmd.Env = append(os.Environ(), append([]string{"DEMO_FAST=1", "DEMO_OUT=" + dir, "ENSEMBLE_DIR=" + filepath.Join(dir, "ensemble"),
+		fmt.Sprintf("ZK_BASE_PORT=%d", freeBase(t)), "SPEAKER_BIN=" + BuildSpeaker(t)}, env...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	return cmd, &out
+}
+
+// leftovers lists the processes whose command line mentions dir: the
+// speakers (--out) and ZooKeeper servers (their config) a demo started.
+func leftovers(dir string) []string {
+	var found []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte(dir)) {
+			continue
+		}
+		found = append(found, strings.ReplaceAll(string(data), "\x00", " "))
+	}
+	return found
+}
+
+// waitNoLeftovers gives processes a moment to go, then names any left.
+func waitNoLeftovers(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(leftovers(dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := leftovers(dir); len(left) > 0 {
+		t.Fatalf("the demo left %d processes running:\n%s", len(left), strings.Join(left, "\n"))
+	}
+}
+
+// make demo, fast: it runs to the end, its timeline shows at least two
+// handovers and no anomaly, and nothing it started is left running.
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	cmd, out := demoCmd(t, dir, "demo.sh")
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo.sh: %v\n%s", err, out)
+	}
+	t.Logf("demo.sh (DEMO_FAST=1) took %v", time.Since(start).Round(time.Second))
+	m := regexp.MustCompile(`(\d+) writers, (\d+) terms, (\d+) anomalies`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no timeline in the demo's output:\n%s", out)
+	}
+	if terms, _ := strconv.Atoi(m[2]); terms < 3 || m[3] != "0" {
+		t.Fatalf("timeline: %s terms and %s anomalies, want at least 3 terms (two handovers) and none:\n%s", m[2], m[3], out)
+	}
+	for _, step := range []string{"Step 1: SIGTERM", "Step 2: SIGKILL", "Step 3: SIGKILL ZooKeeper server", "Step 4: the timeline"} {
+		if !strings.Contains(out.String(), step) {
+			t.Errorf("the demo did not announce %q", step)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "demo", "timeline.svg")); err != nil {
+		t.Errorf("no chart left for inspection: %v", err)
+	}
+	waitNoLeftovers(t, dir)
+}
+
+// Ctrl-C in the middle of the demo stops everything it started.
+func TestDemoInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cmd, out := demoCmd(t, dir, "demo.sh")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "Step 1:") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo never reached step 1:\n%s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(leftovers(dir)) < 4 {
+		t.Fatalf("expected servers and speakers running before Ctrl-C, found %q", leftovers(dir))
+	}
+	// A terminal sends SIGINT to the whole foreground process group.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("demo.sh exited 0 after Ctrl-C; want a failure status")
+	}
+	waitNoLeftovers(t, dir)
+}
+
+// make demo-tmux, detached: the panes run, a speaker writes, and stop
+// leaves nothing behind.
+func TestDemoTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux not found: run make deps")
+	}
+	dir := t.TempDir()
+	outFile := filepath.Join(dir, "out.txt")
+	env := []string{"DEMO_TMUX_DETACHED=1", "OUT=" + outFile, "TMUX_SESSION=zkspeaker-test-" + strconv.Itoa(os.Getpid())}
+	cmd, out := demoCmd(t, dir, "demo-tmux.sh", env...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo-tmux.sh: %v\n%s", err, out)
+	}
+	stop, stopOut := demoCmd(t, dir, "demo-tmux.sh", env...)
+	stop.Args = append(stop.Args, "stop")
+	defer func() {
+		if err := stop.Run(); err != nil {
+			t.Errorf("demo-tmux.sh stop: %v\n%s", err, stopOut)
+		}
+		waitNoLeftovers(t, dir)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(outFile)
+		if bytes.Count(data, []byte("\n")) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no speaker pane wrote to %s", outFile)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := len(leftovers(dir)); n < 3+3 {
+		t.Errorf("want 3 servers and 3 speakers running in the panes, found %d processes", n)
+	}
+}

@@ -11,7 +11,8 @@
 # (and not 1000 or 2000 apart); N is at most 9.
 #
 # Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
-# repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30).
+# repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30),
+# ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -117,6 +118,9 @@ write_config() {
 			# Every client here comes from 127.0.0.1; the default of 60
 			# connections per address would refuse speaker bench's crowd.
 			echo "maxClientCnxns=0"
+			# Sessions may last from 2 to 20 ticks, unless told otherwise:
+			# speaker bench asks for long ones, to keep pings out of its counts.
+			if [ -n "${ZK_MAX_SESSION_MS:-}" ]; then echo "maxSessionTimeout=$ZK_MAX_SESSION_MS"; fi
 			echo "admin.enableServer=false"
 			if [ "$n" -gt 1 ]; then
 				for ((j = 1; j <= n; j++)); do

@@ -36,6 +36,8 @@ type singleFile struct {
 	acl  []zk.ACL
 	log  *slog.Logger
 	held int64 // the session that created the znode, 0 when we hold none
+
+	parentReady bool // the parents exist, as far as we know
 }
 
 // New starts a candidate of the single-file election for the znode
@@ -60,13 +62,20 @@ func (s *singleFile) Check(ctx context.Context) (nodemonitor.Decision, error) {
 			s.held = 0 // it died with the old session
 		}
 		if s.held == 0 {
-			if err := s.ensureParent(ctx); err != nil {
-				return nodemonitor.Decision{}, err
+			if !s.parentReady {
+				if err := s.ensureParent(ctx); err != nil {
+					return nodemonitor.Decision{}, err
+				}
+				s.parentReady = true // not again at every race: the herd is costly enough
 			}
 			// A lost reply is settled inside: the znode is ours only if its
 			// EphemeralOwner is this session.
 			_, err := s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl)
 			switch {
+			case errors.Is(err, zk.ErrNoNode):
+				// An operator deleted the parent: create it again.
+				s.parentReady = false
+				continue
 			case err == nil && s.zk.SessionID() == session:
 				s.held = session
 				s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))

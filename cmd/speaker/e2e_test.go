@@ -104,47 +104,62 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		flag string
 		args []string
+		sub  string // a subcommand, given --servers but not --out
 	}{
-		{"servers", []string{"--servers", ""}},
-		{"servers", []string{"--servers", "localhost"}},
-		{"servers", []string{"--servers", "localhost:0"}},
-		{"servers", []string{"--servers", "localhost:65536"}},
-		{"servers", []string{"--servers", "localhost:http"}},
-		{"servers", []string{"--servers", cluster.ConnString() + ",:2181"}},
-		{"interval", []string{"--interval", "0s"}},
-		{"interval", []string{"--interval", "-1s"}},
-		{"interval", []string{"--interval", "soon"}},
-		{"session-timeout", []string{"--session-timeout", "0"}},
-		{"session-timeout", []string{"--session-timeout", "5"}},
-		{"path", []string{"--path", "election"}},
-		{"path", []string{"--path", "/election/"}},
-		{"path", []string{"--path", "/a//b"}},
-		{"path", []string{"--path", "/a/./b"}},
-		{"path", []string{"--path", "/a/../b"}},
-		{"path", []string{"--path", "/zookeeper/quota"}},
-		{"election", []string{"--election", "raft"}},
-		{"watch", []string{"--watch", "everyone"}},
-		{"watch", []string{"--election", "single-file", "--watch", "children"}},
-		{"policy", []string{"--policy", "at-most-two"}},
-		{"name", []string{"--name", "two words"}},
-		{"name", []string{"--name", "tab\tname"}},
-		{"name", []string{"--name", "nul\x01"}},
-		{"name", []string{"--name", ""}},
-		{"retries", []string{"--retries", "-1"}},
-		{"retry-interval", []string{"--retry-interval", "0s"}},
-		{"log-level", []string{"--log-level", "loud"}},
-		{"out", []string{"--out", filepath.Join(plain, "out.txt")}},
-		{"auth", []string{"--auth", "no-password"}},
-		{"auth", []string{"--auth", ":secret"}},
-		{"fence", []string{"--fence", "--policy", "at-least-one"}},
+		{flag: "servers", args: []string{"--servers", ""}},
+		{flag: "servers", args: []string{"--servers", "localhost"}},
+		{flag: "servers", args: []string{"--servers", "localhost:0"}},
+		{flag: "servers", args: []string{"--servers", "localhost:65536"}},
+		{flag: "servers", args: []string{"--servers", "localhost:http"}},
+		{flag: "servers", args: []string{"--servers", cluster.ConnString() + ",:2181"}},
+		{flag: "interval", args: []string{"--interval", "0s"}},
+		{flag: "interval", args: []string{"--interval", "-1s"}},
+		{flag: "interval", args: []string{"--interval", "soon"}},
+		{flag: "session-timeout", args: []string{"--session-timeout", "0"}},
+		{flag: "session-timeout", args: []string{"--session-timeout", "5"}},
+		{flag: "path", args: []string{"--path", "election"}},
+		{flag: "path", args: []string{"--path", "/election/"}},
+		{flag: "path", args: []string{"--path", "/a//b"}},
+		{flag: "path", args: []string{"--path", "/a/./b"}},
+		{flag: "path", args: []string{"--path", "/a/../b"}},
+		{flag: "path", args: []string{"--path", "/zookeeper/quota"}},
+		{flag: "election", args: []string{"--election", "raft"}},
+		{flag: "watch", args: []string{"--watch", "everyone"}},
+		{flag: "watch", args: []string{"--election", "single-file", "--watch", "children"}},
+		{flag: "policy", args: []string{"--policy", "at-most-two"}},
+		{flag: "name", args: []string{"--name", "two words"}},
+		{flag: "name", args: []string{"--name", "tab\tname"}},
+		{flag: "name", args: []string{"--name", "nul\x01"}},
+		{flag: "name", args: []string{"--name", ""}},
+		{flag: "retries", args: []string{"--retries", "-1"}},
+		{flag: "retry-interval", args: []string{"--retry-interval", "0s"}},
+		{flag: "log-level", args: []string{"--log-level", "loud"}},
+		{flag: "out", args: []string{"--out", filepath.Join(plain, "out.txt")}},
+		{flag: "auth", args: []string{"--auth", "no-password"}},
+		{flag: "auth", args: []string{"--auth", ":secret"}},
+		{flag: "fence", args: []string{"--fence", "--policy", "at-least-one"}},
+		{flag: "election", args: []string{"--election", "raft"}, sub: "status"},
+		{flag: "path", args: []string{"--path", "election"}, sub: "status"},
+		{flag: "servers", args: []string{"--servers", "localhost"}, sub: "status"},
+		{flag: "candidates", args: []string{"--candidates", "1"}, sub: "bench"},
+		{flag: "candidates", args: []string{"--candidates", "10,many"}, sub: "bench"},
+		{flag: "rounds", args: []string{"--rounds", "0"}, sub: "bench"},
+		{flag: "election", args: []string{"--election", "sequential,raft"}, sub: "bench"},
+		{flag: "watch", args: []string{"--watch", "everyone"}, sub: "bench"},
+		{flag: "process-window", args: []string{"--process-window", "-1s"}, sub: "bench"},
+		{flag: "session-timeout", args: []string{"--session-timeout", "0s"}, sub: "bench"},
+		{flag: "servers", args: []string{"--servers", "localhost:0"}, sub: "bench"},
 	} {
 		args := append([]string{"--servers", cluster.ConnString(), "--out", out}, tc.args...)
+		if tc.sub != "" {
+			args = append([]string{tc.sub, "--servers", cluster.ConnString()}, tc.args...)
+		}
 		p := zktest.RunSpeaker(t, args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		code, err := p.Wait(ctx)
 		cancel()
 		stderr := p.Stderr()
-		name := fmt.Sprintf("%q", tc.args)
+		name := fmt.Sprintf("%s %q", tc.sub, tc.args)
 		if err != nil || code != 2 {
 			t.Errorf("%s: exit %d (%v), want 2; stderr %q", name, code, err, stderr)
 		}

@@ -51,7 +51,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		},
 		Action:          runSpeaker,
-		Commands:        []*cli.Command{statusCommand(), timelineCommand()},
+		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand()},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
 	}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/nodemonitor"
+)
+
+func benchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure failover latency and what each failover costs ZooKeeper, as the number of candidates grows",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a standalone server of our own)"},
+			&cli.StringFlag{Name: "candidates", Value: "10,100,1000", Usage: "numbers of candidates, comma-separated"},
+			&cli.IntFlag{Name: "rounds", Value: 20, Usage: "failovers measured per row"},
+			&cli.StringFlag{Name: "election", Value: "sequential,single-file", Usage: "recipes, comma-separated"},
+			&cli.StringFlag{Name: "watch", Value: "predecessor,children", Usage: "sequential only: what followers watch, comma-separated"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for; long, so that pings barely touch the counts (the server may grant less)"},
+			&cli.StringFlag{Name: "process-window", Value: "10s", Usage: "how long to watch a speaker process for its CPU and memory (0: skip)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
+		},
+		Action:       runBench,
+		OnUsageError: onUsageError,
+	}
+}
+
+// benchPlan is the bench's settings after every flag was checked.
+type benchPlan struct {
+	servers []string
+	cases   []benchCase
+	session time.Duration
+	window  time.Duration
+	json    bool
+}
+
+func parseBench(c *cli.Context) (benchPlan, error) {
+	p := benchPlan{json: c.Bool("json")}
+	var err error
+	if c.IsSet("servers") {
+		if p.servers, err = parseServers(c.String("servers")); err != nil {
+			return p, err
+		}
+	}
+	if p.session, err = positiveDuration(c, "session-timeout"); err != nil {
+		return p, err
+	}
+	if p.window, err = duration(c, "process-window"); err != nil || p.window < 0 {
+		return p, badFlag("process-window", "%q must be a duration, 0 or more", c.String("process-window"))
+	}
+	rounds := c.Int("rounds")
+	if rounds < 1 {
+		return p, badFlag("rounds", "must be at least 1, got %d", rounds)
+	}
+	var counts []int
+	for _, f := range strings.Split(c.String("candidates"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 2 || n > 10000 {
+			return p, badFlag("candidates", "%q: each must be a number from 2 to 10000", f)
+		}
+		counts = append(counts, n)
+	}
+	var watches []nodemonitor.WatchMode
+	for _, f := range strings.Split(c.String("watch"), ",") {
+		w, err := nodemonitor.ParseWatchMode(strings.TrimSpace(f))
+		if err != nil {
+			return p, badFlag("watch", "unknown value %q (want predecessor or children)", f)
+		}
+		watches = append(watches, w)
+	}
+	for _, e := range strings.Split(c.String("election"), ",") {
+		switch e = strings.TrimSpace(e); e {
+		case "sequential":
+			for _, w := range watches {
+				for _, n := range counts {
+					p.cases = append(p.cases, benchCase{election: e, watch: w, candidates: n, rounds: rounds})
+				}
+			}
+		case "single-file":
+			for _, n := range counts {
+				p.cases = append(p.cases, benchCase{election: e, candidates: n, rounds: rounds})
+			}
+		default:
+			return p, badFlag("election", "unknown value %q (want sequential or single-file)", e)
+		}
+	}
+	return p, nil
+}
+
+func runBench(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+	}
+	plan, err := parseBench(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+
+	if plan.servers == nil {
+		srv, err := startBenchServer(ctx)
+		if err != nil {
+			return err
+		}
+		defer srv.stop()
+		plan.servers = []string{srv.addr}
+		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.addr)
+	}
+	b := &bench{servers: plan.servers, session: plan.session, log: log}
+	out := newBenchOutput(os.Stdout, plan.json)
+	for _, bc := range plan.cases {
+		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.candidates, bc.rounds)
+		row, err := b.run(ctx, bc)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s at %d candidates: %w", bc, bc.candidates, err)
+		}
+		out.row(row)
+	}
+	out.flush()
+	if plan.window > 0 {
+		procs, err := measureProcesses(ctx, plan.servers, plan.window)
+		if err != nil {
+			return err
+		}
+		out.processes(procs)
+	}
+	return nil
+}
+
+// benchOutput prints rows as a table or as JSON lines.
+type benchOutput struct {
+	w    io.Writer
+	json bool
+	tw   *tabwriter.Writer
+}
+
+func newBenchOutput(w io.Writer, asJSON bool) *benchOutput {
+	o := &benchOutput{w: w, json: asJSON}
+	if !asJSON {
+		o.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tCANDIDATES\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tNOTIFICATIONS/FAILOVER\tREQUESTS/FAILOVER\t")
+	}
+	return o
+}
+
+func (o *benchOutput) row(r benchRow) {
+	if o.json {
+		_ = json.NewEncoder(o.w).Encode(r)
+		return
+	}
+	fmt.Fprintf(o.tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Election, r.Watch, r.Candidates, r.Rounds,
+		r.FailoverMsP50, r.FailoverMsP99, r.FailoverMsMax, r.NotificationsPerFailover, r.RequestsPerFailover)
+}
+
+func (o *benchOutput) flush() {
+	if o.tw != nil {
+		_ = o.tw.Flush()
+	}
+}
+
+func (o *benchOutput) processes(ps []processUsage) {
+	if o.json {
+		for _, p := range ps {
+			_ = json.NewEncoder(o.w).Encode(p)
+		}
+		return
+	}
+	fmt.Fprintln(o.w)
+	tw := tabwriter.NewWriter(o.w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SPEAKER PROCESS\tINTERVAL\tRSS MB\tCPU %\tOVER\t")
+	for _, p := range ps {
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.0fs\t\n", p.Role, p.Interval, p.RSSMB, p.CPUPercent, p.WindowS)
+	}
+	_ = tw.Flush()
+}

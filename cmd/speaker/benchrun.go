@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+	"zkspeaker/znodemonitor"
+)
+
+// benchCase is one row of `speaker bench`: a recipe at a number of
+// candidates.
+type benchCase struct {
+	election   string
+	watch      nodemonitor.WatchMode
+	candidates int
+	rounds     int
+}
+
+// String names the recipe, as "sequential/predecessor" or "single-file".
+func (bc benchCase) String() string {
+	if bc.election == "single-file" {
+		return bc.election
+	}
+	return bc.election + "/" + bc.watch.String()
+}
+
+// benchRow is what one case measured; its JSON is the row's line.
+type benchRow struct {
+	Election                 string  `json:"election"`
+	Watch                    string  `json:"watch"`
+	Candidates               int     `json:"candidates"`
+	Rounds                   int     `json:"rounds"`
+	FailoverMsP50            float64 `json:"failover_ms_p50"`
+	FailoverMsP99            float64 `json:"failover_ms_p99"`
+	FailoverMsMax            float64 `json:"failover_ms_max"`
+	FailoverMsMean           float64 `json:"failover_ms_mean"`
+	NotificationsPerFailover float64 `json:"notifications_per_failover"`
+	RequestsPerFailover      float64 `json:"requests_per_failover"`
+}
+
+// benchCandidate is one in-process candidate: its own session, monitor, and
+// a listener that only notes when it was told to speak.
+type benchCandidate struct {
+	rz      *recoverable.RecoverableZookeeper
+	mon     *nodemonitor.Monitor
+	name    string
+	started chan<- time.Time
+	leading atomic.Bool
+}
+
+func (c *benchCandidate) StartSpeaking() {
+	if !c.leading.Swap(true) {
+		select {
+		case c.started <- time.Now():
+		default:
+		}
+	}
+}
+func (c *benchCandidate) StopSpeaking()       { c.leading.Store(false) }
+func (c *benchCandidate) ProcessName() string { return c.name }
+
+// bench runs the cases against servers. The packets it counts are summed
+// over every server of an ensemble.
+type bench struct {
+	servers []string
+	session time.Duration
+	log     *slog.Logger
+	started chan time.Time
+	joined  atomic.Int64
+}
+
+// run measures one case: N candidates, then rounds times: close the leader
+// gracefully, time until the successor is told to speak, count the watch
+// notifications and the packets the servers received, and put a fresh
+// candidate at the back so that N stays the same.
+func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
+	row := benchRow{Election: bc.election, Watch: bc.watch.String(), Candidates: bc.candidates, Rounds: bc.rounds}
+	if bc.election == "single-file" {
+		row.Watch = "-"
+	}
+	b.started = make(chan time.Time, bc.candidates+bc.rounds+1)
+	path := fmt.Sprintf("/zkspeaker-bench/%s-%s-%d-%x", bc.election, row.Watch, bc.candidates, rand.Int63())
+	live, err := b.spawn(ctx, bc, path, bc.candidates)
+	defer func() {
+		for _, c := range live {
+			c.close()
+		}
+	}()
+	if err != nil {
+		return row, err
+	}
+	if _, err := b.waitStarted(ctx); err != nil {
+		return row, err
+	}
+	var latencies []time.Duration
+	var notified, requests int64
+	for r := 0; r < bc.rounds; r++ {
+		i := slices.IndexFunc(live, func(c *benchCandidate) bool { return c.leading.Load() })
+		if i < 0 {
+			return row, fmt.Errorf("round %d: nobody leads", r+1)
+		}
+		leader := live[i]
+		live = slices.Delete(live, i, i+1)
+		before, idleRate, err := b.quiet(ctx, live)
+		if err != nil {
+			return row, err
+		}
+		sent := time.Now()
+		leader.mon.Close() // deletes its znode: the graceful way out
+		at, err := b.waitStarted(ctx)
+		if err != nil {
+			return row, fmt.Errorf("round %d: %w", r+1, err)
+		}
+		latencies = append(latencies, at.Sub(sent))
+		// Let the herd, if any, finish: every woken candidate asks again.
+		after, err := b.settle(ctx, live)
+		if err != nil {
+			return row, err
+		}
+		notified += after.notifications - before.notifications
+		requests += after.received - before.received - int64(idleRate*after.at.Sub(before.at).Seconds()+0.5)
+		leader.rz.Close()
+		more, err := b.spawn(ctx, bc, path, 1)
+		live = append(live, more...)
+		if err != nil {
+			return row, err
+		}
+	}
+	slices.Sort(latencies)
+	row.FailoverMsP50 = ms(percentile(latencies, 50))
+	row.FailoverMsP99 = ms(percentile(latencies, 99))
+	row.FailoverMsMax = ms(latencies[len(latencies)-1])
+	var sum time.Duration
+	for _, l := range latencies {
+		sum += l
+	}
+	row.FailoverMsMean = ms(sum / time.Duration(len(latencies)))
+	row.NotificationsPerFailover = float64(notified) / float64(bc.rounds)
+	row.RequestsPerFailover = float64(requests) / float64(bc.rounds)
+	return row, nil
+}
+
+// spawn starts n candidates at once, at most 64 connecting at a time, and
+// waits until every one has joined.
+func (b *bench) spawn(ctx context.Context, bc benchCase, path string, n int) ([]*benchCandidate, error) {
+	out := make([]*benchCandidate, n)
+	errs := make([]error, n)
+	slots := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			out[i], errs[i] = b.join(ctx, bc, path)
+		}()
+	}
+	wg.Wait()
+	return slices.DeleteFunc(out, func(c *benchCandidate) bool { return c == nil }), errors.Join(errs...)
+}
+
+// join connects one candidate and waits until it is in the election.
+func (b *bench) join(ctx context.Context, bc benchCase, path string) (*benchCandidate, error) {
+	c := &benchCandidate{name: fmt.Sprintf("bench-%d", b.joined.Add(1)), started: b.started}
+	rz, err := recoverable.Connect(b.servers, b.session, recoverable.WithLogger(b.log))
+	if err != nil {
+		return nil, err
+	}
+	c.rz = rz
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := rz.WaitConnected(ctx); err != nil {
+		rz.Close()
+		return nil, err
+	}
+	opts := []nodemonitor.Option{nodemonitor.WithLogger(b.log)}
+	if bc.election == "single-file" {
+		c.mon, err = znodemonitor.New(rz, c, append(opts, nodemonitor.WithPath(path+"/leader"))...)
+	} else {
+		c.mon, err = nodemonitor.New(rz, c, append(opts, nodemonitor.WithPath(path), nodemonitor.WithWatch(bc.watch))...)
+	}
+	if err != nil {
+		rz.Close()
+		return nil, err
+	}
+	for c.mon.Node() == "" {
+		select {
+		case <-ctx.Done():
+			c.close()
+			return nil, fmt.Errorf("a candidate did not join %s: %w", path, ctx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	return c, nil
+}
+
+func (c *benchCandidate) close() {
+	if c.mon != nil {
+		c.mon.Close()
+	}
+	c.rz.Close()
+}
+
+func (b *bench) waitStarted(ctx context.Context) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	select {
+	case at := <-b.started:
+		return at, nil
+	case <-ctx.Done():
+		return time.Time{}, fmt.Errorf("no successor was told to speak within 30s")
+	}
+}
+
+// sample is the state of the world at one moment: notifications delivered
+// to the live candidates, and packets the servers received.
+type sample struct {
+	at            time.Time
+	notifications int64
+	received      int64
+}
+
+func (b *bench) sample(ctx context.Context, live []*benchCandidate) (sample, error) {
+	s := sample{at: time.Now()}
+	for _, c := range live {
+		s.notifications += c.mon.Notifications()
+	}
+	for _, addr := range b.servers {
+		info := recoverable.Srvr(ctx, addr)
+		if info.Mode == "down" {
+			continue // an ensemble may have a server down; count the others
+		}
+		s.received += info.Received
+	}
+	return s, nil
+}
+
+// quiet waits until nothing moves for a moment, and measures how many
+// packets arrive anyway (the sessions' pings), so that they can be taken
+// out of the count.
+func (b *bench) quiet(ctx context.Context, live []*benchCandidate) (sample, float64, error) {
+	const window = 100 * time.Millisecond
+	first, err := b.settle(ctx, live)
+	if err != nil {
+		return first, 0, err
+	}
+	time.Sleep(window)
+	second, err := b.sample(ctx, live)
+	rate := float64(second.received-first.received) / second.at.Sub(first.at).Seconds()
+	return second, rate, err
+}
+
+// settle waits until the notification count has not moved for 50 ms, and
+// at least 20 ms have passed.
+func (b *bench) settle(ctx context.Context, live []*benchCandidate) (sample, error) {
+	time.Sleep(20 * time.Millisecond)
+	prev, err := b.sample(ctx, live)
+	for err == nil {
+		time.Sleep(50 * time.Millisecond)
+		var cur sample
+		if cur, err = b.sample(ctx, live); err == nil && cur.notifications == prev.notifications {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, err
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

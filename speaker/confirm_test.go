@@ -86,3 +86,26 @@ func TestFenceRefusesAnOlderEpoch(t *testing.T) {
 		t.Fatalf("fenced append to a file without epochs: %v", err)
 	}
 }
+
+// A process paused after its confirm came back (SIGSTOP, a GC pause) must
+// not act on that old answer when it wakes: leadership may have moved.
+func TestAStaleConfirmWritesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	s, err := New(path, WithName("c"), WithInterval(20*time.Millisecond), WithFsync(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var calls atomic.Int64
+	s.SetConfirm(func(context.Context) (int64, error) {
+		calls.Add(1)
+		time.Sleep(30 * time.Millisecond) // "yes", but it arrives after a pause longer than the deadline
+		return 42, nil
+	})
+	s.StartSpeaking()
+	time.Sleep(150 * time.Millisecond)
+	s.StopSpeaking()
+	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
+		t.Fatalf("wrote %q on stale confirms (%d confirms)", data, calls.Load())
+	}
+}

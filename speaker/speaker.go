@@ -180,6 +180,7 @@ func (s *Speaker) speak(term uint64) {
 	confirm := s.confirm
 	s.mu.Unlock()
 	var epoch int64
+	asked := time.Now()
 	if confirm != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.confirmDeadline())
 		e, err := confirm(ctx)
@@ -202,6 +203,13 @@ func (s *Speaker) speak(term uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.active || s.term != term {
+		return
+	}
+	if confirm != nil && time.Since(asked) > s.confirmDeadline() {
+		// The answer is stale: the process was paused (SIGSTOP, a long GC)
+		// after it asked, and leadership may have moved meanwhile. The
+		// monotonic clock kept running, so this sees it. Ask again next tick.
+		s.log.Warn("confirmation too old to act on (were we paused?); not writing", "age", time.Since(asked).Round(time.Millisecond))
 		return
 	}
 	line := s.format(time.Now(), s.counter+1, epoch)

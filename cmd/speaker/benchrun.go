@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand"
@@ -76,6 +75,7 @@ type bench struct {
 	log     *slog.Logger
 	started chan time.Time
 	joined  atomic.Int64
+	probes  int64 // srvr calls that a server answered, counted by sample
 }
 
 // run measures one case: N candidates, then rounds times: close the leader
@@ -127,7 +127,7 @@ func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
 			return row, err
 		}
 		notified += after.notifications - before.notifications
-		requests += after.received - before.received - int64(idleRate*after.at.Sub(before.at).Seconds()+0.5)
+		requests += after.requests(before) - int64(idleRate*after.at.Sub(before.at).Seconds()+0.5)
 		leader.rz.Close()
 		more, err := b.spawn(ctx, bc, path, 1)
 		live = append(live, more...)
@@ -165,7 +165,12 @@ func (b *bench) spawn(ctx context.Context, bc benchCase, path string, n int) ([]
 		}()
 	}
 	wg.Wait()
-	return slices.DeleteFunc(out, func(c *benchCandidate) bool { return c == nil }), errors.Join(errs...)
+	out = slices.DeleteFunc(out, func(c *benchCandidate) bool { return c == nil })
+	if failed := n - len(out); failed > 0 {
+		first := errs[slices.IndexFunc(errs, func(err error) bool { return err != nil })]
+		return out, fmt.Errorf("%d of %d candidates could not join (a server allows 60 connections per address unless maxClientCnxns=0, as ensemble.sh sets): %w", failed, n, first)
+	}
+	return out, nil
 }
 
 // join connects one candidate and waits until it is in the election.
@@ -227,6 +232,12 @@ type sample struct {
 	at            time.Time
 	notifications int64
 	received      int64
+	probes        int64 // srvr calls so far: each one is a packet received too
+}
+
+// requests is the packets received since s0 that were not our own srvr.
+func (s sample) requests(s0 sample) int64 {
+	return s.received - s0.received - (s.probes - s0.probes)
 }
 
 func (b *bench) sample(ctx context.Context, live []*benchCandidate) (sample, error) {
@@ -239,8 +250,10 @@ func (b *bench) sample(ctx context.Context, live []*benchCandidate) (sample, err
 		if info.Mode == "down" {
 			continue // an ensemble may have a server down; count the others
 		}
+		b.probes++
 		s.received += info.Received
 	}
+	s.probes = b.probes
 	return s, nil
 }
 
@@ -255,7 +268,7 @@ func (b *bench) quiet(ctx context.Context, live []*benchCandidate) (sample, floa
 	}
 	time.Sleep(window)
 	second, err := b.sample(ctx, live)
-	rate := float64(second.received-first.received) / second.at.Sub(first.at).Seconds()
+	rate := float64(second.requests(first)) / second.at.Sub(first.at).Seconds()
 	return second, rate, err
 }
 

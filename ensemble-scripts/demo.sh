@@ -104,8 +104,11 @@ echo "$leader took over:"
 tail -n 3 "$demo/out.txt"
 
 say "Step 2: SIGKILL $leader. Its znode stays until ZooKeeper expires its session ($SESSION), then the last speaker takes over"
-kill -KILL "${pid[$leader]}"
-wait "${pid[$leader]}" 2>/dev/null || true
+# (The braces silence bash's own "Killed" notice, printed when it reaps the job.)
+{
+	kill -KILL "${pid[$leader]}"
+	wait "${pid[$leader]}" || true
+} 2>/dev/null
 unset "pid[$leader]"
 leader=$(wait_writer "$leader" $((SESSION_S * 3 + 10)))
 sleep "$WATCH_S"

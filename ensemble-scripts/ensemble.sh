@@ -189,6 +189,17 @@ start)
 			fi
 		done
 	fi
+	# Check every port first: better to refuse than to leave half an
+	# ensemble running. (The election ports of a single server are unused.)
+	for ((i = 1; i <= n; i++)); do
+		ports=("$(client_port "$i")")
+		if [ "$n" -gt 1 ]; then ports+=("$(peer_port "$i")" "$(election_port "$i")"); fi
+		for p in "${ports[@]}"; do
+			if port_busy "$p"; then
+				die "port $p (server $i) is already in use: stop what listens there, or set ZK_BASE_PORT"
+			fi
+		done
+	done
 	mkdir -p "$DIR"
 	DIR=$(cd "$DIR" && pwd)
 	write_config "$n"

@@ -37,6 +37,11 @@ if zk_find 2>/dev/null; then
 	exit 0
 fi
 if [ -n "${ZOOKEEPER_HOME:-}" ]; then
+	if zk_tarball_ok "$ZOOKEEPER_HOME"; then
+		# The tarball is fine; what failed is finding Java for it.
+		echo "install-zookeeper: ZOOKEEPER_HOME=$ZOOKEEPER_HOME holds ZooKeeper, but no Java was found: install Java 11+ (or set JAVA_HOME), or unset ZOOKEEPER_HOME to install a package" >&2
+		exit 1
+	fi
 	echo "install-zookeeper: ZOOKEEPER_HOME=$ZOOKEEPER_HOME is not an Apache ZooKeeper tarball (no bin/zkServer.sh and lib/zookeeper-*.jar); installing a package instead" >&2
 fi
 

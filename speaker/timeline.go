@@ -38,14 +38,23 @@ type Timeline struct {
 	Terms     []Term
 	Anomalies []Anomaly
 	Writers   []string // in order of first appearance
-	lines     map[string][]time.Time
+	lines     map[string][]stamp
+}
+
+// stamp is what the stretches need of a line.
+type stamp struct {
+	t time.Time
+	// term changes when the writer's epoch changes or it restarts: a new
+	// leadership, even if it comes back quickly.
+	term string
 }
 
 // ReadTimeline reads an out file. Lines it cannot parse become "torn line"
 // anomalies; it fails only when r does.
 func ReadTimeline(r io.Reader) (*Timeline, error) {
-	tl := &Timeline{lines: map[string][]time.Time{}}
+	tl := &Timeline{lines: map[string][]stamp{}}
 	last := map[string]uint64{}
+	runs := map[string]int{} // how many times each name started from 1
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -62,13 +71,18 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		if _, seen := last[l.Name]; !seen {
 			tl.Writers = append(tl.Writers, l.Name)
 		}
-		if want := last[l.Name] + 1; l.Counter != want {
+		// A counter back at 1 is a new process under the same name (a
+		// speaker restarted with the same --name), not a lost line.
+		restart := l.Counter == 1
+		if restart {
+			runs[l.Name]++
+		} else if want := last[l.Name] + 1; l.Counter != want {
 			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "counter jump",
 				Detail: fmt.Sprintf("%s wrote %d after %d", l.Name, l.Counter, last[l.Name])})
 		}
 		last[l.Name] = l.Counter
-		tl.lines[l.Name] = append(tl.lines[l.Name], l.Time)
-		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name {
+		tl.lines[l.Name] = append(tl.lines[l.Name], stamp{t: l.Time, term: fmt.Sprintf("%d %s", runs[l.Name], epochOf(l))})
+		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name && !restart {
 			t := &tl.Terms[k]
 			t.Last, t.Lines, t.ToCounter = l.Time, t.Lines+1, l.Counter
 			continue
@@ -93,27 +107,38 @@ type Stretch struct {
 }
 
 // Stretches joins each writer's lines into spans of steady writing: lines
-// no further apart than 1.5 times the writer's usual (median) spacing.
-// Lines of other writers in between do not break a span, which is how two
-// writers taking turns line by line show up as the overlap they are.
+// of one leadership (the same epoch, the same process) no further apart
+// than 1.5 times the writer's usual (median) spacing. Lines of other
+// writers in between do not break a span, which is how two writers taking
+// turns line by line show up as the overlap they are.
 func (tl *Timeline) Stretches() []Stretch {
 	var out []Stretch
 	for _, name := range tl.Writers {
-		times := tl.lines[name]
-		limit := 3 * medianGap(times) / 2
-		cur := Stretch{Name: name, First: times[0], Last: times[0]}
-		for _, ts := range times[1:] {
-			if limit > 0 && ts.Sub(cur.Last) <= limit {
-				cur.Last = ts
+		stamps := tl.lines[name]
+		limit := 3 * medianGap(stamps) / 2
+		cur := Stretch{Name: name, First: stamps[0].t, Last: stamps[0].t}
+		for i, st := range stamps[1:] {
+			if limit > 0 && st.t.Sub(cur.Last) <= limit && st.term == stamps[i].term {
+				cur.Last = st.t
 				continue
 			}
 			out = append(out, cur)
-			cur = Stretch{Name: name, First: ts, Last: ts}
+			cur = Stretch{Name: name, First: st.t, Last: st.t}
 		}
 		out = append(out, cur)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].First.Before(out[j].First) })
 	return out
+}
+
+// epochOf returns the line's epoch field, "" when it has none.
+func epochOf(l Line) string {
+	for _, f := range l.Extra {
+		if v, ok := strings.CutPrefix(f, EpochField); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // Overlap is a span of time in which two writers both spoke steadily: two
@@ -154,13 +179,13 @@ func (tl *Timeline) findOverlaps() {
 	}
 }
 
-func medianGap(times []time.Time) time.Duration {
-	if len(times) < 2 {
+func medianGap(stamps []stamp) time.Duration {
+	if len(stamps) < 2 {
 		return 0
 	}
-	gaps := make([]time.Duration, 0, len(times)-1)
-	for i := 1; i < len(times); i++ {
-		gaps = append(gaps, times[i].Sub(times[i-1]))
+	gaps := make([]time.Duration, 0, len(stamps)-1)
+	for i := 1; i < len(stamps); i++ {
+		gaps = append(gaps, stamps[i].t.Sub(stamps[i-1].t))
 	}
 	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
 	return gaps[len(gaps)/2]

@@ -137,3 +137,43 @@ func TestTimelineEmpty(t *testing.T) {
 		t.Fatalf("empty file: %+v", tl)
 	}
 }
+
+func TestTimelineRestartUnderTheSameName(t *testing.T) {
+	// a is stopped and started again with the same --name: its counter
+	// starts from 1 in a new term. That is a new process, not lost lines.
+	o := newOutFile().speak("a", 0, 3, time.Second).speak("b", 3*time.Second, 3, time.Second)
+	o.count["a"] = 0
+	tl := o.speak("a", 6*time.Second, 2, time.Second).speak("a", 8*time.Second, 0, 0).read(t)
+	if len(tl.Anomalies) != 0 || len(tl.Terms) != 3 || tl.Terms[2].FromCounter != 1 || tl.Terms[2].ToCounter != 2 {
+		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
+	}
+	// Restarted and leading at once again, with no one in between: still
+	// two terms, so that each shows its own counters.
+	o = newOutFile().speak("a", 0, 3, time.Second)
+	o.count["a"] = 0
+	tl = o.speak("a", 3*time.Second, 2, time.Second).read(t)
+	if len(tl.Anomalies) != 0 || len(tl.Terms) != 2 {
+		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
+	}
+}
+
+func TestTimelineQuickReturnIsNoOverlapWhenTheEpochSaysSo(t *testing.T) {
+	// a leads (epoch 5), b leads for one line (epoch 7), and a wins again
+	// (epoch 9) within 1.5 intervals of its last line. By timing alone a
+	// never stopped; the epochs show three leaderships, one after another.
+	o := newOutFile()
+	line := func(offset time.Duration, name string, epoch int) {
+		o.count[name]++
+		o.raw(fmt.Sprintf("%s %s %d epoch=%d\n", o.t0.Add(offset).Format(speaker.TimeLayout), name, o.count[name], epoch))
+	}
+	for i := 0; i < 4; i++ {
+		line(time.Duration(i)*time.Second, "a", 5)
+	}
+	line(3300*time.Millisecond, "b", 7)
+	for i := 0; i < 4; i++ {
+		line(4200*time.Millisecond+time.Duration(i)*time.Second, "a", 9)
+	}
+	if tl := o.read(t); len(tl.Anomalies) != 0 || len(tl.Terms) != 3 {
+		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
+	}
+}

@@ -99,6 +99,10 @@ func writeHolder(b *strings.Builder, h znodemonitor.Holder, watches map[int64][]
 	}
 	slices.Sort(waiting)
 	if len(waiting) > 0 {
-		fmt.Fprintf(b, "  waiting %d sessions watch %s: %s\n", len(waiting), h.Path, strings.Join(waiting, " "))
+		sessions := "sessions watch"
+		if len(waiting) == 1 {
+			sessions = "session watches"
+		}
+		fmt.Fprintf(b, "  waiting %d %s %s: %s\n", len(waiting), sessions, h.Path, strings.Join(waiting, " "))
 	}
 }

@@ -29,7 +29,7 @@ func timelineCommand() *cli.Command {
 
 func runTimeline(c *cli.Context) error {
 	if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
-		return usageError{fmt.Sprintf("%s: flags go before FILE: speaker timeline %s %s", c.Args().Get(1), c.Args().Get(1), c.Args().First())}
+		return usageError{fmt.Sprintf("%s: flags go before FILE: speaker timeline %s %s", c.Args().Get(1), strings.Join(c.Args().Tail(), " "), c.Args().First())}
 	}
 	if c.NArg() > 1 {
 		return usageError{fmt.Sprintf("unexpected argument %q (timeline reads one file)", c.Args().Get(1))}

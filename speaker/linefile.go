@@ -20,6 +20,10 @@ const EpochField = "epoch="
 // whatever it believes.
 var ErrFenced = errors.New("speaker: fenced off by a newer leader")
 
+// ErrNotSynced is returned when a line reached the file but fsync failed:
+// the line counts, but may not survive a crash of the machine.
+var ErrNotSynced = errors.New("speaker: line written but not fsynced")
+
 // lineFile appends whole lines to a file that other processes append to as
 // well. Each line goes out in a single write(2) on a descriptor opened with
 // O_APPEND, so the kernel places it at the end of the file in one piece:
@@ -71,7 +75,7 @@ func (l *lineFile) Append(line []byte, epoch int64, fence bool) error {
 	}
 	if l.fsync {
 		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("speaker: fsync %s: %w", l.f.Name(), err)
+			return fmt.Errorf("%w: %s: %w", ErrNotSynced, l.f.Name(), err)
 		}
 	}
 	return nil

@@ -39,6 +39,9 @@ type Timeline struct {
 	Anomalies []Anomaly
 	Writers   []string // in order of first appearance
 	lines     map[string][]stamp
+	// cadence holds each writer's gaps between consecutive lines of one
+	// term: its steady spacing, free of the gaps between its terms.
+	cadence map[string][]time.Duration
 }
 
 // stamp is what the stretches need of a line.
@@ -52,7 +55,7 @@ type stamp struct {
 // ReadTimeline reads an out file. Lines it cannot parse become "torn line"
 // anomalies; it fails only when r does.
 func ReadTimeline(r io.Reader) (*Timeline, error) {
-	tl := &Timeline{lines: map[string][]stamp{}}
+	tl := &Timeline{lines: map[string][]stamp{}, cadence: map[string][]time.Duration{}}
 	last := map[string]uint64{}
 	runs := map[string]int{} // how many times each name started from 1
 	sc := bufio.NewScanner(r)
@@ -84,6 +87,7 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		tl.lines[l.Name] = append(tl.lines[l.Name], stamp{t: l.Time, term: fmt.Sprintf("%d %s", runs[l.Name], epochOf(l))})
 		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name && !restart {
 			t := &tl.Terms[k]
+			tl.cadence[l.Name] = append(tl.cadence[l.Name], l.Time.Sub(t.Last))
 			t.Last, t.Lines, t.ToCounter = l.Time, t.Lines+1, l.Counter
 			continue
 		}
@@ -108,18 +112,21 @@ type Stretch struct {
 
 // Stretches joins each writer's lines into spans of steady writing: lines
 // of one leadership (the same epoch, the same process) no further apart
-// than 1.5 times the writer's usual (median) spacing. Lines of other
+// than 1.5 times the writer's usual spacing (the median gap between its
+// consecutive lines within a term). Lines of other
 // writers in between do not break a span, which is how two writers taking
 // turns line by line show up as the overlap they are.
 func (tl *Timeline) Stretches() []Stretch {
 	var out []Stretch
 	for _, name := range tl.Writers {
 		stamps := tl.lines[name]
-		limit := 3 * medianGap(stamps) / 2
+		limit := 3 * lowerMedian(tl.cadence[name]) / 2
 		cur := Stretch{Name: name, First: stamps[0].t, Last: stamps[0].t}
 		for i, st := range stamps[1:] {
 			if limit > 0 && st.t.Sub(cur.Last) <= limit && st.term == stamps[i].term {
-				cur.Last = st.t
+				if st.t.After(cur.Last) { // a clock stepped back must not shrink it
+					cur.Last = st.t
+				}
 				continue
 			}
 			out = append(out, cur)
@@ -179,16 +186,15 @@ func (tl *Timeline) findOverlaps() {
 	}
 }
 
-func medianGap(stamps []stamp) time.Duration {
-	if len(stamps) < 2 {
+// lowerMedian is the lower median of gaps, 0 when there are none: then
+// the writer never spoke twice in a row, and nothing is joined.
+func lowerMedian(gaps []time.Duration) time.Duration {
+	if len(gaps) == 0 {
 		return 0
 	}
-	gaps := make([]time.Duration, 0, len(stamps)-1)
-	for i := 1; i < len(stamps); i++ {
-		gaps = append(gaps, stamps[i].t.Sub(stamps[i-1].t))
-	}
-	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
-	return gaps[len(gaps)/2]
+	sorted := slices.Clone(gaps)
+	slices.Sort(sorted)
+	return sorted[(len(sorted)-1)/2]
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -177,3 +177,13 @@ func TestTimelineQuickReturnIsNoOverlapWhenTheEpochSaysSo(t *testing.T) {
 		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
 	}
 }
+
+func TestTimelineTermsOfOneLineAreNoOverlap(t *testing.T) {
+	// Without epochs (at-least-one): a speaks once, b leads for 10 s, a
+	// leads again for one line. a's only gap spans b's term; it must not
+	// be taken for a's cadence, or a would seem to speak throughout.
+	tl := newOutFile().speak("a", 0, 1, 0).speak("b", time.Second, 10, time.Second).speak("a", 11*time.Second, 1, 0).read(t)
+	if len(tl.Anomalies) != 0 || len(tl.Terms) != 3 {
+		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
+	}
+}

@@ -121,7 +121,7 @@ func runBench(c *cli.Context) error {
 		plan.servers = []string{srv.addr}
 		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.addr)
 	}
-	b := &bench{servers: plan.servers, session: plan.session, log: log}
+	b := &bench{servers: plan.servers, session: plan.session, log: log, probes: map[string]int64{}}
 	out := newBenchOutput(os.Stdout, plan.json)
 	for _, bc := range plan.cases {
 		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.candidates, bc.rounds)

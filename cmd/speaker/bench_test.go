@@ -27,7 +27,7 @@ func BenchmarkFailover(b *testing.B) {
 	} {
 		b.Run(fmt.Sprintf("%s/%d", bc, bc.candidates), func(b *testing.B) {
 			bc.rounds = b.N
-			run := &bench{servers: cluster.Servers(), session: 20 * time.Second, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			run := &bench{servers: cluster.Servers(), session: 20 * time.Second, probes: map[string]int64{}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 			row, err := run.run(context.Background(), bc)
 			if err != nil {
 				b.Fatal(err)

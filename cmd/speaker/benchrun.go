@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/rand"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +76,7 @@ type bench struct {
 	log     *slog.Logger
 	started chan time.Time
 	joined  atomic.Int64
-	probes  int64 // srvr calls that a server answered, counted by sample
+	probes  map[string]int64 // srvr calls that each server answered, counted by sample
 }
 
 // run measures one case: N candidates, then rounds times: close the leader
@@ -90,15 +91,11 @@ func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
 	b.started = make(chan time.Time, bc.candidates+bc.rounds+1)
 	path := fmt.Sprintf("/zkspeaker-bench/%s-%s-%d-%x", bc.election, row.Watch, bc.candidates, rand.Int63())
 	live, err := b.spawn(ctx, bc, path, bc.candidates)
-	defer func() {
-		for _, c := range live {
-			c.close()
-		}
-	}()
+	defer func() { closeAll(live) }()
 	if err != nil {
 		return row, err
 	}
-	if _, err := b.waitStarted(ctx); err != nil {
+	if _, err := b.waitStarted(ctx, time.Time{}); err != nil {
 		return row, err
 	}
 	var latencies []time.Duration
@@ -110,13 +107,15 @@ func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
 		}
 		leader := live[i]
 		live = slices.Delete(live, i, i+1)
-		before, idleRate, err := b.quiet(ctx, live)
+		defer leader.close() // its session too, on every way out; Close is idempotent
+		before, err := b.settle(ctx, live)
 		if err != nil {
 			return row, err
 		}
+		b.drainStarted() // a leader that paused and resumed may have queued a start
 		sent := time.Now()
 		leader.mon.Close() // deletes its znode: the graceful way out
-		at, err := b.waitStarted(ctx)
+		at, err := b.waitStarted(ctx, sent)
 		if err != nil {
 			return row, fmt.Errorf("round %d: %w", r+1, err)
 		}
@@ -127,8 +126,10 @@ func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
 			return row, err
 		}
 		notified += after.notifications - before.notifications
-		requests += after.requests(before) - int64(idleRate*after.at.Sub(before.at).Seconds()+0.5)
-		leader.rz.Close()
+		// Every session pings every third of its timeout, failover or not.
+		pings := pingRate(live) * after.at.Sub(before.at).Seconds()
+		requests += after.requests(before) - int64(pings+0.5)
+		leader.close() // the session, now that the failover is counted
 		more, err := b.spawn(ctx, bc, path, 1)
 		live = append(live, more...)
 		if err != nil {
@@ -215,33 +216,86 @@ func (c *benchCandidate) close() {
 	c.rz.Close()
 }
 
-func (b *bench) waitStarted(ctx context.Context) (time.Time, error) {
+// waitStarted waits for a StartSpeaking at or after since.
+func (b *bench) waitStarted(ctx context.Context, since time.Time) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	select {
-	case at := <-b.started:
-		return at, nil
-	case <-ctx.Done():
-		return time.Time{}, fmt.Errorf("no successor was told to speak within 30s")
+	for {
+		select {
+		case at := <-b.started:
+			if at.Before(since) {
+				continue // left over from before this failover
+			}
+			return at, nil
+		case <-ctx.Done():
+			return time.Time{}, fmt.Errorf("no successor was told to speak within 30s")
+		}
 	}
 }
 
+// drainStarted empties the start channel without waiting.
+func (b *bench) drainStarted() {
+	for {
+		select {
+		case <-b.started:
+		default:
+			return
+		}
+	}
+}
+
+// closeAll closes candidates all at once: one after another, each close
+// would hand the lead to the next, and under a herd wake every other one.
+func closeAll(cs []*benchCandidate) {
+	var wg sync.WaitGroup
+	for _, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.close()
+		}()
+	}
+	wg.Wait()
+}
+
+// pingRate is the pings per second that the candidates' sessions send:
+// go-zookeeper pings every third of the negotiated timeout.
+func pingRate(cs []*benchCandidate) float64 {
+	rate := 0.0
+	for _, c := range cs {
+		if t := c.rz.SessionTimeout(); t > 0 {
+			rate += 3 / t.Seconds()
+		}
+	}
+	return rate
+}
+
 // sample is the state of the world at one moment: notifications delivered
-// to the live candidates, and packets the servers received.
+// to the live candidates, and the packets each server has received.
 type sample struct {
 	at            time.Time
 	notifications int64
-	received      int64
-	probes        int64 // srvr calls so far: each one is a packet received too
+	received      map[string]int64 // by server; a server that is down is absent
+	probes        map[string]int64 // our srvr calls to it so far: each is a packet too
 }
 
-// requests is the packets received since s0 that were not our own srvr.
+// requests is the packets received since s0 that were not our own srvr,
+// counted over the servers that answered both times.
 func (s sample) requests(s0 sample) int64 {
-	return s.received - s0.received - (s.probes - s0.probes)
+	n := int64(0)
+	for addr, r := range s.received {
+		if r0, ok := s0.received[addr]; ok {
+			n += r - r0 - (s.probes[addr] - s0.probes[addr])
+		}
+	}
+	return n
 }
 
 func (b *bench) sample(ctx context.Context, live []*benchCandidate) (sample, error) {
-	s := sample{at: time.Now()}
+	if err := ctx.Err(); err != nil {
+		return sample{}, err
+	}
+	s := sample{at: time.Now(), received: map[string]int64{}, probes: map[string]int64{}}
 	for _, c := range live {
 		s.notifications += c.mon.Notifications()
 	}
@@ -250,30 +304,17 @@ func (b *bench) sample(ctx context.Context, live []*benchCandidate) (sample, err
 		if info.Mode == "down" {
 			continue // an ensemble may have a server down; count the others
 		}
-		b.probes++
-		s.received += info.Received
+		b.probes[addr]++
+		s.received[addr], s.probes[addr] = info.Received, b.probes[addr]
 	}
-	s.probes = b.probes
+	if len(s.received) == 0 {
+		return s, fmt.Errorf("no server answered srvr at %s", strings.Join(b.servers, ","))
+	}
 	return s, nil
 }
 
-// quiet waits until nothing moves for a moment, and measures how many
-// packets arrive anyway (the sessions' pings), so that they can be taken
-// out of the count.
-func (b *bench) quiet(ctx context.Context, live []*benchCandidate) (sample, float64, error) {
-	const window = 100 * time.Millisecond
-	first, err := b.settle(ctx, live)
-	if err != nil {
-		return first, 0, err
-	}
-	time.Sleep(window)
-	second, err := b.sample(ctx, live)
-	rate := float64(second.requests(first)) / second.at.Sub(first.at).Seconds()
-	return second, rate, err
-}
-
 // settle waits until the notification count has not moved for 50 ms, and
-// at least 20 ms have passed.
+// at least 20 ms have passed: the herd, if any, has had its say.
 func (b *bench) settle(ctx context.Context, live []*benchCandidate) (sample, error) {
 	time.Sleep(20 * time.Millisecond)
 	prev, err := b.sample(ctx, live)

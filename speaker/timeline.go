@@ -161,10 +161,20 @@ func (tl *Timeline) Overlaps() []Overlap {
 	var out []Overlap
 	st := tl.Stretches()
 	for i := range st {
+		first := len(out) // the overlaps found with stretch i
 		for j := i + 1; j < len(st) && !st[j].First.After(st[i].Last); j++ {
-			if st[i].Name != st[j].Name {
-				out = append(out, Overlap{A: st[i].Name, B: st[j].Name, From: st[j].First, To: minTime(st[i].Last, st[j].Last)})
+			if st[i].Name == st[j].Name {
+				continue
 			}
+			o := Overlap{A: st[i].Name, B: st[j].Name, From: st[j].First, To: minTime(st[i].Last, st[j].Last)}
+			// Another writer's lines scattered through one stretch are one
+			// overlap, not one per line.
+			if k := slices.IndexFunc(out[first:], func(p Overlap) bool { return p.B == o.B }); k >= 0 {
+				p := &out[first+k]
+				p.To = maxTime(p.To, o.To)
+				continue
+			}
+			out = append(out, o)
 		}
 	}
 	return out
@@ -195,6 +205,13 @@ func lowerMedian(gaps []time.Duration) time.Duration {
 	sorted := slices.Clone(gaps)
 	slices.Sort(sorted)
 	return sorted[(len(sorted)-1)/2]
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -55,6 +55,8 @@ type benchCandidate struct {
 	name    string
 	started chan<- time.Time
 	leading atomic.Bool
+	// connected is when its session began: its ping ticker starts then.
+	connected time.Time
 }
 
 func (c *benchCandidate) StartSpeaking() {
@@ -126,9 +128,7 @@ func (b *bench) run(ctx context.Context, bc benchCase) (benchRow, error) {
 			return row, err
 		}
 		notified += after.notifications - before.notifications
-		// Every session pings every third of its timeout, failover or not.
-		pings := pingRate(live) * after.at.Sub(before.at).Seconds()
-		requests += after.requests(before) - int64(pings+0.5)
+		requests += after.requests(before) - pings(live, before.at, after.at)
 		leader.close() // the session, now that the failover is counted
 		more, err := b.spawn(ctx, bc, path, 1)
 		live = append(live, more...)
@@ -188,6 +188,7 @@ func (b *bench) join(ctx context.Context, bc benchCase, path string) (*benchCand
 		rz.Close()
 		return nil, err
 	}
+	c.connected = time.Now()
 	opts := []nodemonitor.Option{nodemonitor.WithLogger(b.log)}
 	if bc.election == "single-file" {
 		c.mon, err = znodemonitor.New(rz, c, append(opts, nodemonitor.WithPath(path+"/leader"))...)
@@ -258,16 +259,21 @@ func closeAll(cs []*benchCandidate) {
 	wg.Wait()
 }
 
-// pingRate is the pings per second that the candidates' sessions send:
-// go-zookeeper pings every third of the negotiated timeout.
-func pingRate(cs []*benchCandidate) float64 {
-	rate := 0.0
+// pings counts the pings that the candidates' sessions sent between t0 and
+// t1. go-zookeeper pings on a ticker, every third of the negotiated
+// timeout from the moment it connected, whatever else it sends; the
+// sessions of one batch tick together, so an average rate would be wrong
+// for any one window, and the ticks are counted instead.
+func pings(cs []*benchCandidate, t0, t1 time.Time) int64 {
+	n := int64(0)
 	for _, c := range cs {
-		if t := c.rz.SessionTimeout(); t > 0 {
-			rate += 3 / t.Seconds()
+		every := c.rz.SessionTimeout() / 3
+		if every <= 0 {
+			continue
 		}
+		n += int64(t1.Sub(c.connected)/every) - int64(t0.Sub(c.connected)/every)
 	}
-	return rate
+	return n
 }
 
 // sample is the state of the world at one moment: notifications delivered

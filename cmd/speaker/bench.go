@@ -29,7 +29,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "rounds", Value: 20, Usage: "failovers measured per row"},
 			&cli.StringFlag{Name: "election", Value: "sequential,single-file", Usage: "recipes, comma-separated"},
 			&cli.StringFlag{Name: "watch", Value: "predecessor,children", Usage: "sequential only: what followers watch, comma-separated"},
-			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for; long, so that pings barely touch the counts (the server may grant less)"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for (the server may grant less); pings are counted out either way"},
 			&cli.StringFlag{Name: "process-window", Value: "10s", Usage: "how long to watch a speaker process for its CPU and memory (0: skip)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
 		},

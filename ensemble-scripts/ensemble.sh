@@ -12,7 +12,7 @@
 #
 # Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
 # repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30),
-# ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks).
+# ZK_JOIN_TIMEOUT seconds (10), ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -163,6 +163,22 @@ wait_for() {
 	die "server $i did not start within ${START_TIMEOUT}s; see $(server_dir "$i")/server.log"
 }
 
+# report_started waits up to ZK_JOIN_TIMEOUT seconds (10) for server $1 to join the
+# ensemble, then prints its mode. A server alone cannot serve: it needs a
+# quorum of its peers running, so "not-serving" says which step is missing.
+report_started() {
+	local i=$1 verb=$2 deadline=$((SECONDS + ${ZK_JOIN_TIMEOUT:-10})) m
+	m=$(mode_of "$i")
+	while ! [[ "$m" =~ ^(leader|follower|standalone)$ ]] && ((SECONDS < deadline)); do
+		sleep 0.2
+		m=$(mode_of "$i")
+	done
+	if [ "$m" = not-serving ]; then
+		m="not-serving (it joins once a majority of the $(count) servers is running)"
+	fi
+	echo "server $i $verb: $m"
+}
+
 stop_one() {
 	local i=$1 sig=$2 pid k
 	pid=$(pid_of "$i") || { echo "server $i is not running"; return 0; }
@@ -227,14 +243,14 @@ start-server)
 	check_id "${1:-}"
 	launch "$1"
 	wait_for "$1" answering
-	echo "server $1 started: $(mode_of "$1")"
+	report_started "$1" started
 	;;
 restart)
 	check_id "${1:-}"
 	stop_one "$1" TERM
 	launch "$1"
 	wait_for "$1" answering
-	echo "server $1 restarted: $(mode_of "$1")"
+	report_started "$1" restarted
 	;;
 stop)
 	[ -f "$DIR/servers" ] || exit 0

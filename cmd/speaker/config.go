@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +40,19 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// flagEnv names the environment variable a flag may come from, so that an
+// error can point at it: an exported ZK_SERVERS is easy to forget.
+var flagEnv = map[string]string{"servers": "ZK_SERVERS", "auth": "ZK_AUTH"}
+
+// badFlag is bad input in one flag, named as the user may have typed it.
 func badFlag(flag, format string, args ...any) error {
-	return usageError{"--" + flag + ": " + fmt.Sprintf(format, args...)}
+	name := "--" + flag
+	if env, ok := flagEnv[flag]; ok {
+		if _, set := os.LookupEnv(env); set {
+			name += " (or $" + env + ")"
+		}
+	}
+	return usageError{name + ": " + fmt.Sprintf(format, args...)}
 }
 
 // parseConfig checks every flag before anything is created in ZooKeeper or

@@ -86,6 +86,7 @@ type statusPrinter struct {
 	path     string
 	clear    bool
 	modes    []recoverable.ServerInfo
+	last     string // what was printed last, without its time
 }
 
 // watch prints the election, then waits for the ZooKeeper watch that Inspect
@@ -135,10 +136,6 @@ func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZo
 		wake <-chan zk.Event
 		err  error
 	)
-	if s.clear {
-		b.WriteString("\033[H\033[2J")
-	}
-	fmt.Fprintf(&b, "election %s (%s) at %s\n", s.path, s.election, time.Now().UTC().Format(time.TimeOnly))
 	watches, haveWatches := s.watchesBySession(ctx)
 	if s.election == "single-file" {
 		var h znodemonitor.Holder
@@ -158,8 +155,39 @@ func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZo
 	for _, m := range s.modes {
 		fmt.Fprintf(&b, "  %-22s %s\n", m.Addr, m.Mode)
 	}
-	_, _ = io.WriteString(s.w, b.String())
+	// Each server lists only its own sessions' watches, so a forgotten
+	// ZK_SERVERS would show half the picture without a word.
+	if n := ensembleSize(ctx, rz); n > len(s.servers) {
+		fmt.Fprintf(&b, "note: the ensemble has %d servers and --servers names %d: watches of sessions connected to the others are not shown\n", n, len(s.servers))
+	}
+	// A wake-up that changed nothing (the session's replayed "connected",
+	// a watch on a node that came back as it was) prints nothing.
+	if b.String() == s.last {
+		return wake, err
+	}
+	s.last = b.String()
+	if s.clear {
+		_, _ = io.WriteString(s.w, "\033[H\033[2J")
+	}
+	fmt.Fprintf(s.w, "election %s (%s) at %s\n%s", s.path, s.election, time.Now().UTC().Format(time.TimeOnly), s.last)
 	return wake, err
+}
+
+// ensembleSize counts the voting servers in /zookeeper/config, the
+// configuration ZooKeeper 3.5 and later publish; 0 when it cannot tell, as
+// on a standalone server.
+func ensembleSize(ctx context.Context, rz *recoverable.RecoverableZookeeper) int {
+	data, _, err := rz.Get(ctx, "/zookeeper/config")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "server.") && strings.HasSuffix(strings.TrimSpace(line), ":participant") {
+			n++
+		}
+	}
+	return n
 }
 
 // serverModes asks every server for its mode with srvr.

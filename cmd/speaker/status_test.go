@@ -105,6 +105,14 @@ func TestStatus(t *testing.T) {
 		if m := modes(got); m["leader"] != 1 || m["follower"] != 2 {
 			t.Errorf("server modes %v, want one leader and two followers:\n%s", m, got)
 		}
+		if strings.Contains(got, "note:") {
+			t.Errorf("a note, though --servers names every server:\n%s", got)
+		}
+		// Given one server of three, it says what it cannot see.
+		one := status(t, "--servers", cluster.Servers()[0])
+		if !strings.Contains(one, "note: the ensemble has 3 servers and --servers names 1") {
+			t.Errorf("status with one server of three does not say so:\n%s", one)
+		}
 	})
 
 	t.Run("herd", func(t *testing.T) {
@@ -136,6 +144,12 @@ func TestStatus(t *testing.T) {
 		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
 		watcher := zktest.RunSpeaker(t, "status", "--watch", "--servers", servers)
 		electiontest.Eventually(t, 10*time.Second, "status shows 3 candidates", func() bool { return len(rows(watcher.Stdout())) == 3 })
+		// Nothing changes while the three speak, so nothing more is printed;
+		// the wait covers several settle periods and a server-mode recheck.
+		time.Sleep(3 * time.Second) // the server modes are rechecked every 2 s
+		if n := strings.Count(watcher.Stdout(), "election /"); n != 1 {
+			t.Errorf("status --watch printed %d views of an election that did not change:\n%s", n, watcher.Stdout())
+		}
 		procs[writer].Term()
 		// The next one in line takes over, and status shows it without
 		// being asked again: its children watch fired.
@@ -158,6 +172,16 @@ func TestStatus(t *testing.T) {
 		defer cancel()
 		if code, err := watcher.Wait(ctx); err != nil || code != 0 {
 			t.Errorf("status --watch on SIGTERM: exit %d, %v", code, err)
+		}
+		// It prints only changes: no view twice in a row (its time aside).
+		frames := strings.Split(watcher.Stdout(), "election /")[1:]
+		for i := 1; i < len(frames); i++ {
+			_, prev, _ := strings.Cut(frames[i-1], "\n")
+			_, cur, _ := strings.Cut(frames[i], "\n")
+			if cur == prev {
+				t.Errorf("status --watch printed the same view twice:\n%s", watcher.Stdout())
+				break
+			}
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 )
 
 // An operator deletes the whole election path (zkCli deleteall /election).
@@ -100,5 +101,24 @@ func sessionExpiryRejoins(t *testing.T, cluster *zktest.Cluster) {
 	children, err := operator.Children(ctx, nodemonitor.DefaultPath)
 	if err != nil || len(children) != 2 {
 		t.Fatalf("children %v (%v), want exactly the two live candidates", children, err)
+	}
+}
+
+// A create whose reply is lost, then an outage longer than the session (see
+// electiontest.LostCreateAcrossExpiry): one znode, ours, and we lead.
+func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	for rep := 0; rep < electiontest.Reps(); rep++ {
+		t.Run(fmt.Sprint(rep), func(t *testing.T) {
+			path := fmt.Sprintf("/expiry-%d", rep)
+			electiontest.LostCreateAcrossExpiry(t, cluster, nodemonitor.New, path, path+"/",
+				func(ctx context.Context, rz *recoverable.RecoverableZookeeper) ([]string, error) {
+					children, err := rz.Children(ctx, path)
+					for i, c := range children {
+						children[i] = path + "/" + c
+					}
+					return children, err
+				})
+		})
 	}
 }

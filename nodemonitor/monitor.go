@@ -147,12 +147,17 @@ func (m *Monitor) loop(ctx context.Context) {
 				check = ev.NewSession || m.State() == StatePaused || wake == nil
 			case recoverable.StateDisconnected:
 				connected = false
-				if m.State() == StateActive {
-					m.pause()
+				if st := m.State(); st == StateActive || st == StatePaused {
+					if st == StateActive {
+						m.pause()
+					}
 					// The client hears of expiry only when it reconnects, so
-					// it keeps its own clock: past the session timeout, the
-					// servers have surely handed the lead to someone else.
-					pauseEnd = time.After(m.zk.SessionTimeout())
+					// it keeps its own clock, started when the servers last
+					// answered, not when the client noticed their silence:
+					// once the session may have expired, someone else may
+					// lead. Paused already (a reconnect whose check failed),
+					// it arms the clock again from that reconnect.
+					pauseEnd = time.After(time.Until(m.zk.AliveUntil()))
 				}
 			case recoverable.StateExpired, recoverable.StateAuthFailed:
 				connected, wake, pauseEnd = false, nil, nil
@@ -179,7 +184,7 @@ func (m *Monitor) loop(ctx context.Context) {
 			retry, check = nil, true
 		case <-pauseEnd:
 			pauseEnd = nil
-			m.deactivate("paused longer than the session timeout")
+			m.deactivate("paused until the session may have expired")
 		}
 		if !check || !connected {
 			continue

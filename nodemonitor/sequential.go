@@ -80,6 +80,11 @@ func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option
 // Check implements Recipe: join, list the candidates, and lead or watch.
 func (s *sequential) Check(ctx context.Context) (Decision, error) {
 	for {
+		if s.node != "" && s.session == 0 {
+			if err := s.settleOwner(ctx); err != nil {
+				return Decision{}, err
+			}
+		}
 		if s.node != "" && s.session != s.zk.SessionID() {
 			// Curator learned this the hard way: a znode of an older session
 			// is gone or about to go. Never count it as ours.
@@ -88,6 +93,9 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 		if s.node == "" {
 			if err := s.join(ctx); err != nil {
 				return Decision{}, err
+			}
+			if s.session == 0 {
+				continue // made across a change of session: settle whose it is
 			}
 		}
 		var (
@@ -129,13 +137,17 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 		if me > 0 {
 			target = s.path + "/" + cands[me-1].Name
 		}
-		ok, _, wake, err := s.zk.ExistsW(ctx, target)
-		if err != nil {
-			return Decision{}, err
-		}
-		if !ok {
+		// A get, not an exists: an exists on a missing node would leave a
+		// watch for its creation, and a sequential name never comes back,
+		// so that watch would stay until the session ends (Curator's
+		// LeaderLatch makes the same choice). A get sets no watch then.
+		_, _, wake, err = s.zk.GetW(ctx, target)
+		if errors.Is(err, zk.ErrNoNode) {
 			// It vanished between the listing and the watch: look again now.
 			continue
+		}
+		if err != nil {
+			return Decision{}, err
 		}
 		if me > 0 {
 			s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
@@ -154,13 +166,35 @@ func (s *sequential) join(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
 	}
-	if s.zk.SessionID() != session {
-		// The session changed under the create; the node may be the old
-		// session's and about to vanish. Check again on the new session.
-		return fmt.Errorf("nodemonitor: join %s: %w", s.path, ErrSessionChanged)
-	}
 	s.node, s.session = node, session
+	if s.zk.SessionID() != session {
+		// The session changed under the create. go-zookeeper sends a request
+		// that waited across an expiry on the new session, so the node may
+		// be the old session's, about to vanish, or the new one's, which we
+		// must keep: a second join would leave it ahead of us in the line,
+		// leading for nobody. Check asks ZooKeeper (settleOwner).
+		s.session = 0
+		return nil
+	}
 	s.log.Info("joined the election", "znode", node, "session", fmt.Sprintf("0x%x", s.session))
+	return nil
+}
+
+// settleOwner learns which session owns our znode when join could not tell.
+// Check then keeps it if that is the session we hold, and forgets it if not.
+func (s *sequential) settleOwner(ctx context.Context) error {
+	ok, st, err := s.zk.Exists(ctx, s.node)
+	if err != nil {
+		return fmt.Errorf("nodemonitor: owner of %s: %w", s.node, err)
+	}
+	if !ok {
+		s.node = ""
+		return nil
+	}
+	s.session = st.EphemeralOwner
+	if s.session == s.zk.SessionID() {
+		s.log.Info("joined the election (the znode was made on the new session)", "znode", s.node, "session", fmt.Sprintf("0x%x", s.session))
+	}
 	return nil
 }
 
@@ -176,6 +210,11 @@ func (s *sequential) index(cands []Candidate) int {
 
 // Leave implements Recipe: delete our znode if this session still owns it.
 func (s *sequential) Leave(ctx context.Context) error {
+	if s.node != "" && s.session == 0 {
+		if err := s.settleOwner(ctx); err != nil {
+			return err
+		}
+	}
 	if s.node == "" || s.session != s.zk.SessionID() {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +24,8 @@ type RecoverableZookeeper struct {
 
 	events  *broadcaster
 	timeout atomic.Int64 // negotiated session timeout in ns, read off the wire
+	born    time.Time    // the monotonic origin of acked
+	acked   atomic.Int64 // ns since born when the last request a server answered was sent
 
 	// Only go-zookeeper's callback goroutine writes these.
 	lastSession int64
@@ -76,6 +77,7 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 		opt(&o)
 	}
 	r := &RecoverableZookeeper{
+		born:      time.Now(),
 		servers:   append([]string(nil), servers...),
 		retry:     o.retry,
 		log:       o.logger,
@@ -237,43 +239,6 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 		r.log.Error("ZooKeeper refused our credentials", "server", ev.Server)
 		r.events.publish(SessionEvent{State: StateAuthFailed, SessionID: r.lastSession, Server: ev.Server})
 	}
-}
-
-// dial opens a TCP connection that reads the negotiated session timeout off
-// the server's first reply: go-zookeeper keeps it private, and the monitors
-// need it to know how long a disconnected session can still be alive.
-func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout(network, addr, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return &timeoutSniffer{Conn: c, found: func(ms int32) {
-		if ms > 0 {
-			r.timeout.Store(int64(ms) * int64(time.Millisecond))
-		}
-	}}, nil
-}
-
-// timeoutSniffer watches the first 12 bytes a server sends on a new
-// connection: the frame length, the protocol version and the negotiated
-// session timeout in milliseconds (ZooKeeper's ConnectResponse).
-type timeoutSniffer struct {
-	net.Conn
-	head  [12]byte
-	n     int
-	found func(ms int32)
-}
-
-func (s *timeoutSniffer) Read(p []byte) (int, error) {
-	n, err := s.Conn.Read(p)
-	if s.n < len(s.head) && n > 0 {
-		s.n += copy(s.head[s.n:], p[:n])
-		if s.n == len(s.head) {
-			h := s.head
-			s.found(int32(uint32(h[8])<<24 | uint32(h[9])<<16 | uint32(h[10])<<8 | uint32(h[11])))
-		}
-	}
-	return n, err
 }
 
 // zkLogger routes go-zookeeper's log lines into slog at debug level.

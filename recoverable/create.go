@@ -121,6 +121,14 @@ func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Co
 			if err != nil && !IsRetryable(err) {
 				return "", err
 			}
+			if err != nil {
+				// We still do not know whether the lost create made a node:
+				// creating again now could make a second one. Look again.
+				if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
+					return "", err
+				}
+				continue
+			}
 			if found != "" {
 				r.log.Info("create found its own node after a lost reply", "path", found)
 				return found, nil

@@ -181,6 +181,42 @@ func TestExpiryIsSurfacedAsANewSession(t *testing.T) {
 	}
 }
 
+// AliveUntil is a promise about the server: cut the client off, and the
+// session's ephemeral znode is still there just before AliveUntil. It is
+// also recent: the client pings every third of the session timeout, so the
+// last answered request left at most that long before the cut.
+func TestAliveUntilIsNeverAfterTheServerExpiresTheSession(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	ctx := testCtx(t)
+	observer := connect(t, cluster.Servers(), 4*time.Second)
+	for rep := 0; rep < electiontest.Reps(); rep++ {
+		proxy := zktest.NewProxy(t, cluster.Server(0))
+		rz := connect(t, []string{proxy.Addr()}, 2*time.Second)
+		s := rz.SessionTimeout()
+		if _, err := rz.CreateEphemeral(ctx, "/alive", nil, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(s) // a few pings
+		proxy.Cut()
+		cut := time.Now()
+		time.Sleep(50 * time.Millisecond) // let any answer already on its way arrive
+		until := rz.AliveUntil()
+		if until.After(cut.Add(s)) || until.Before(cut.Add(s-s/3-100*time.Millisecond)) {
+			t.Fatalf("AliveUntil is %v after the cut, want between S - S/3 and S (S = %v)", until.Sub(cut), s)
+		}
+		time.Sleep(time.Until(until.Add(-20 * time.Millisecond)))
+		if ok, _, err := observer.Exists(ctx, "/alive"); err != nil || !ok {
+			t.Fatalf("20 ms before AliveUntil the session's znode is gone (%v, %v): the server expired it sooner", ok, err)
+		}
+		electiontest.Eventually(t, s+zktest.TickTime+2*time.Second, "the server expires the session", func() bool {
+			ok, _, err := observer.Exists(ctx, "/alive")
+			return err == nil && !ok
+		})
+		proxy.Heal()
+		rz.Close()
+	}
+}
+
 func TestCloseIsIdempotentAndEndsObservers(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 2*time.Second)

@@ -41,6 +41,7 @@ type Speaker struct {
 	confirm func(context.Context) (int64, error)
 	fence   bool
 	failing bool // the last confirm failed; log only the first failure of a run
+	closed  bool // after Close, StartSpeaking does nothing
 
 	restart   chan struct{} // StartSpeaking asks the loop to restart its ticker
 	quit      chan struct{}
@@ -92,7 +93,7 @@ func (s *Speaker) SetConfirm(confirm func(ctx context.Context) (epoch int64, err
 // later. Calling it while active does nothing.
 func (s *Speaker) StartSpeaking() {
 	s.mu.Lock()
-	if s.active {
+	if s.active || s.closed {
 		s.mu.Unlock()
 		return
 	}
@@ -134,11 +135,19 @@ func (s *Speaker) Counter() uint64 {
 	return s.counter
 }
 
-// Close stops the ticker and closes the file. It is safe to call more than
-// once, and returns after the last write.
+// Close silences the Speaker for good, stops the ticker and closes the file.
+// It is safe to call more than once, and returns after the last write. A
+// StartSpeaking that comes later, from a monitor still winning an election
+// as the process shuts down, writes nothing.
 func (s *Speaker) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		s.mu.Lock() // waits for a write in progress
+		if s.active {
+			s.log.Info("stopped speaking", "last_counter", s.counter)
+		}
+		s.active, s.closed = false, true
+		s.mu.Unlock()
 		close(s.quit)
 		<-s.done
 		s.mu.Lock()

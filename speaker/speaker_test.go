@@ -146,6 +146,12 @@ func TestCloseIsIdempotentAndStopsWriting(t *testing.T) {
 		t.Fatalf("second Close = %v", err)
 	}
 	names, _ := readLines(t, path)
+	// A monitor that wins the election while the process shuts down calls
+	// StartSpeaking after Close: nothing may be written.
+	s.StartSpeaking()
+	if s.Speaking() {
+		t.Error("StartSpeaking after Close made the Speaker active")
+	}
 	time.Sleep(10 * time.Millisecond)
 	if again, _ := readLines(t, path); len(again) != len(names) {
 		t.Fatal("lines written after Close")

@@ -2,12 +2,14 @@ package znodemonitor_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
 
@@ -60,5 +62,24 @@ func TestOperatorDeletingTheZnode(t *testing.T) {
 	_, st, err := operator.Exists(ctx, "/demo/speaker")
 	if err != nil || st == nil || st.EphemeralOwner != cands[now].ZK.SessionID() {
 		t.Fatalf("znode owner %v (%v), want the new leader's session", st, err)
+	}
+}
+
+// A create whose reply is lost, then an outage longer than the session (see
+// electiontest.LostCreateAcrossExpiry): the znode is ours, and we lead.
+func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	for rep := 0; rep < electiontest.Reps(); rep++ {
+		t.Run(fmt.Sprint(rep), func(t *testing.T) {
+			path := fmt.Sprintf("/expiry-%d/speaker", rep)
+			electiontest.LostCreateAcrossExpiry(t, cluster, znodemonitor.New, path, path,
+				func(ctx context.Context, rz *recoverable.RecoverableZookeeper) ([]string, error) {
+					ok, _, err := rz.Exists(ctx, path)
+					if !ok {
+						return nil, err
+					}
+					return []string{path}, err
+				})
+		})
 	}
 }

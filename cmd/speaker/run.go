@@ -83,7 +83,11 @@ func runSpeaker(c *cli.Context) error {
 // With ZooKeeper out of reach that could hang, so it gives up after 900 ms:
 // the process must exit within a second.
 func shutdown(log *slog.Logger, spk *speaker.Speaker, mon *nodemonitor.Monitor, rz *recoverable.RecoverableZookeeper) {
-	spk.StopSpeaking()
+	// Close, not StopSpeaking: the monitor may still win the election before
+	// it is closed, and its StartSpeaking must not write another line.
+	if err := spk.Close(); err != nil {
+		log.Error("closing the out file", "error", err)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

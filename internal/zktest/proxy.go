@@ -21,6 +21,7 @@ type Proxy struct {
 	refusing bool
 	healed   chan struct{} // closed unless the proxy is cut
 	trap     string        // reset after forwarding a create under this prefix
+	trapShut bool          // and refuse new connections then, until Restore
 	fired    chan struct{} // closed when the trap fired
 	conns    int
 
@@ -104,7 +105,17 @@ func (p *Proxy) Heal() {
 // its create succeeded. Fired is closed when the trap has sprung.
 func (p *Proxy) ResetAfterCreate(prefix string) {
 	p.mu.Lock()
-	p.trap = prefix
+	p.trap, p.trapShut = prefix, false
+	p.mu.Unlock()
+}
+
+// RefuseAfterCreate is ResetAfterCreate followed, at the same instant, by a
+// Reset: the client can reconnect only after Restore. Wait longer than the
+// session timeout before Restore, and the session expires while the client
+// still waits for its create.
+func (p *Proxy) RefuseAfterCreate(prefix string) {
+	p.mu.Lock()
+	p.trap, p.trapShut = prefix, true
 	p.mu.Unlock()
 }
 
@@ -176,6 +187,7 @@ func (p *Proxy) springs(frame []byte) bool {
 		return false
 	}
 	p.trap = ""
+	p.refusing = p.refusing || p.trapShut
 	close(p.fired)
 	return true
 }

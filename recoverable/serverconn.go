@@ -1,0 +1,140 @@
+package recoverable
+
+import (
+	"encoding/binary"
+	"net"
+	"sync"
+	"time"
+)
+
+// AliveUntil is the earliest moment the servers may expire this session, as
+// far as the client can know: the time it sent the last request a server
+// answered, plus the session timeout. The server restarted the session's
+// clock when that request arrived, after it was sent, and ZooKeeper rounds
+// an expiry up to its next tick, never down.
+//
+// A disconnected leader that keeps speaking (the at-least-one policy) must be
+// silent by then. Counting from the moment the client noticed the silence
+// instead would be up to two thirds of the timeout late: go-zookeeper gives
+// up on a silent server only after that long.
+func (r *RecoverableZookeeper) AliveUntil() time.Time {
+	return r.born.Add(time.Duration(r.acked.Load()) + r.SessionTimeout())
+}
+
+// noteAcked records that a request sent at sent has been answered.
+func (r *RecoverableZookeeper) noteAcked(sent time.Time) {
+	ns := int64(sent.Sub(r.born))
+	for {
+		old := r.acked.Load()
+		if ns <= old || r.acked.CompareAndSwap(old, ns) {
+			return
+		}
+	}
+}
+
+// dial opens a connection to one server for go-zookeeper, wrapped so that we
+// learn two things it keeps private: the negotiated session timeout and when
+// the server last answered (see AliveUntil).
+func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout(network, addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &serverConn{Conn: c, acked: r.noteAcked, timeout: func(ms int32) {
+		if ms > 0 {
+			r.timeout.Store(int64(ms) * int64(time.Millisecond))
+		}
+	}}, nil
+}
+
+// serverConn reads the frames going both ways. ZooKeeper answers every
+// request of a session, in the order sent, and sends watch events (xid -1)
+// besides; so each frame that comes back and is not an event answers the
+// oldest request still waiting. The first exchange is the handshake: its
+// answer, the ConnectResponse, carries the negotiated session timeout in
+// milliseconds in bytes 8 to 12, and 0 there when the session has expired,
+// which is no proof of life.
+type serverConn struct {
+	net.Conn
+	acked   func(sent time.Time)
+	timeout func(ms int32)
+
+	mu      sync.Mutex // go-zookeeper reads and writes on two goroutines
+	sent    []time.Time
+	out, in frames
+	inN     int      // frames read
+	first   [12]byte // the start of the ConnectResponse
+	firstN  int
+}
+
+func (c *serverConn) Write(p []byte) (int, error) {
+	now := time.Now() // before the bytes leave, so before any answer
+	c.mu.Lock()
+	c.out.feed(p, func(int32) { c.sent = append(c.sent, now) })
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+func (c *serverConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.firstN < len(c.first) && n > 0 {
+		c.firstN += copy(c.first[c.firstN:], p[:n])
+		if c.firstN == len(c.first) {
+			ms := int32(binary.BigEndian.Uint32(c.first[8:12]))
+			c.timeout(ms)
+			c.answered(ms > 0)
+		}
+	}
+	c.in.feed(p[:n], func(xid int32) {
+		c.inN++
+		if c.inN > 1 && xid != -1 { // the handshake's answer is settled above
+			c.answered(true)
+		}
+	})
+	return n, err
+}
+
+// answered takes the oldest waiting request off the list, and reports when
+// it was sent if the answer proves the session alive.
+func (c *serverConn) answered(alive bool) {
+	if len(c.sent) == 0 {
+		return
+	}
+	if alive {
+		c.acked(c.sent[0])
+	}
+	c.sent = c.sent[1:]
+}
+
+// frames follows a stream of ZooKeeper frames, each a 4-byte length and a
+// body that starts with a 4-byte word (the xid, or in the connect exchange
+// the protocol version), and calls head with that word once per frame.
+type frames struct {
+	buf  [8]byte
+	got  int // bytes of the current frame seen so far
+	size int // the current frame's length, its 4-byte prefix included
+}
+
+func (f *frames) feed(p []byte, head func(word int32)) {
+	for len(p) > 0 {
+		if f.got < len(f.buf) {
+			k := copy(f.buf[f.got:], p)
+			f.got += k
+			p = p[k:]
+			if f.got < len(f.buf) {
+				return
+			}
+			f.size = 4 + int(binary.BigEndian.Uint32(f.buf[:4]))
+			head(int32(binary.BigEndian.Uint32(f.buf[4:8])))
+		} else {
+			k := min(len(p), f.size-f.got)
+			f.got += k
+			p = p[k:]
+		}
+		if f.got >= f.size {
+			f.got = 0
+		}
+	}
+}

@@ -10,7 +10,7 @@ import (
 // right now, that it leads.
 var ErrNotLeader = errors.New("nodemonitor: not confirmed as leader")
 
-// Confirm asks ZooKeeper, in one round trip, whether we still lead: our
+// Confirm asks ZooKeeper, with a sync and a read, whether we still lead: our
 // znode must exist and be owned by the session we hold now. It returns the
 // znode's czxid, the leader's epoch, which grows with every new leader
 // znode.
@@ -30,6 +30,13 @@ func (m *Monitor) Confirm(ctx context.Context) (epoch int64, err error) {
 		return 0, fmt.Errorf("%w: state %v", ErrNotLeader, state)
 	}
 	session := m.zk.SessionID()
+	// A server answers reads from its own copy. A follower cut off from the
+	// ZooKeeper leader still serves it for a while, after the leader may
+	// have expired our session: a sync first makes it catch up with the
+	// leader, or, cut off, fail to within our deadline.
+	if err := m.zk.Sync(ctx, node); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
+	}
 	ok, st, err := m.zk.ExistsOnce(ctx, node)
 	switch {
 	case err != nil:

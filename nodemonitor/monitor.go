@@ -11,6 +11,7 @@ package nodemonitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"sync"
@@ -157,7 +158,7 @@ func (m *Monitor) loop(ctx context.Context) {
 					// once the session may have expired, someone else may
 					// lead. Paused already (a reconnect whose check failed),
 					// it arms the clock again from that reconnect.
-					pauseEnd = time.After(time.Until(m.zk.AliveUntil()))
+					pauseEnd = time.After(time.Until(m.sessionDeadline()))
 				}
 			case recoverable.StateExpired, recoverable.StateAuthFailed:
 				connected, wake, pauseEnd = false, nil, nil
@@ -189,10 +190,18 @@ func (m *Monitor) loop(ctx context.Context) {
 		if !check || !connected {
 			continue
 		}
-		d, err := m.recipe.Check(ctx)
+		// A Check retries through a lost connection, and meanwhile the loop
+		// hears no event: bound it by the session's life, or a leader that
+		// keeps speaking while paused could outlive its session in here.
+		checkCtx, cancel := context.WithDeadline(ctx, m.sessionDeadline())
+		d, err := m.recipe.Check(checkCtx)
+		cancel()
 		if err != nil {
 			if ctx.Err() != nil {
 				return
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("our session may have expired meanwhile: %w", err)
 			}
 			delay := retries.Backoff()
 			retries.UseRetry()
@@ -207,6 +216,13 @@ func (m *Monitor) loop(ctx context.Context) {
 		wake = d.Wake
 		m.apply(d)
 	}
+}
+
+// sessionDeadline is the moment from which the servers may have expired our
+// session (recoverable.AliveUntil), less a twentieth of the session timeout
+// for timer delays and for the drift between our clock and the servers'.
+func (m *Monitor) sessionDeadline() time.Time {
+	return m.zk.AliveUntil().Add(-m.zk.SessionTimeout() / 20)
 }
 
 // apply acts on a Recipe's decision.

@@ -62,7 +62,9 @@ type sequential struct {
 	watch   WatchMode
 	log     *slog.Logger
 	node    string // our znode, "" until we join
-	session int64  // the session that owns node
+	session int64  // the session that owns node; 0 while unknown
+	name    string // our protected name, the same for every create
+	unsure  bool   // a create failed: it may have made a node all the same
 }
 
 // New starts a candidate of the sequential election at the election path
@@ -161,9 +163,36 @@ func (s *sequential) join(ctx context.Context) error {
 	if err := s.zk.EnsurePath(ctx, s.path, s.acl); err != nil {
 		return err
 	}
+	if s.name == "" {
+		name, err := recoverable.NewProtectedName(Prefix)
+		if err != nil {
+			return err
+		}
+		s.name = name
+	}
+	if s.unsure {
+		// The last create gave up without learning whether the server made
+		// the node (a long outage, or the Check's deadline). If it did, and
+		// our session lives, that node is ours: take it, rather than stand
+		// twice in the line.
+		found, err := s.zk.FindOwn(ctx, s.path, s.name)
+		if errors.Is(err, zk.ErrNoNode) {
+			found, err = "", nil // the path went, and any node of ours with it
+		}
+		if err != nil {
+			return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
+		}
+		s.unsure = false
+		if found != "" {
+			s.node, s.session = found, s.zk.SessionID()
+			s.log.Info("joined the election (found the znode of a create that had failed)", "znode", found, "session", fmt.Sprintf("0x%x", s.session))
+			return nil
+		}
+	}
 	session := s.zk.SessionID()
-	node, err := s.zk.CreateProtectedEphemeralSequential(ctx, s.path, Prefix, s.data, s.acl)
+	node, err := s.zk.CreateProtectedEphemeralSequential(ctx, s.path, s.name, s.data, s.acl)
 	if err != nil {
+		s.unsure = true
 		return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
 	}
 	s.node, s.session = node, session

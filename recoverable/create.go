@@ -96,28 +96,33 @@ func (r *RecoverableZookeeper) ownedBySession(ctx context.Context, path string) 
 	return id != 0 && st.EphemeralOwner == id, nil
 }
 
+// NewProtectedName returns ProtectedPrefix+GUID+"-"+prefix, a name for
+// CreateProtectedEphemeralSequential. A candidate keeps its name for all its
+// creates, so that FindOwn can still recognise a node whose create ended in
+// an error that left the outcome unknown.
+func NewProtectedName(prefix string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("recoverable: make a GUID: %w", err)
+	}
+	return ProtectedPrefix + hex.EncodeToString(b[:]) + "-" + prefix, nil
+}
+
 // CreateProtectedEphemeralSequential makes an EPHEMERAL|SEQUENTIAL child of
-// parent named ProtectedPrefix+GUID+"-"+prefix, the candidate's znode in the
+// parent named name (see NewProtectedName), the candidate's znode in the
 // sequential election, and returns its full path.
 //
 // When the reply is lost, the server may or may not have made the node. So
-// before trying again it syncs, lists parent, and takes a child with our GUID
-// only if its EphemeralOwner is our current session: a node of an older,
-// expired session is about to vanish and must not be trusted (Curator's
-// CURATOR-498). Should two nodes of ours turn up, the extras are deleted, so
-// that no candidate is left standing for nobody.
-func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Context, parent, prefix string, data []byte, acl []zk.ACL) (string, error) {
-	guid, err := newGUID()
-	if err != nil {
-		return "", err
-	}
-	name := ProtectedPrefix + guid + "-" + prefix
+// before trying again it looks with FindOwn, and never creates again while
+// that lookup fails. A caller that gets an error back does not know either:
+// it must call FindOwn before it creates with the same name.
+func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Context, parent, name string, data []byte, acl []zk.ACL) (string, error) {
 	path := strings.TrimSuffix(parent, "/") + "/" + name
 	counter := r.retry.Create()
 	lost := false
 	for attempts := 1; ; attempts++ {
 		if lost {
-			found, err := r.findOwn(ctx, parent, ProtectedPrefix+guid+"-")
+			found, err := r.FindOwn(ctx, parent, name)
 			if err != nil && !IsRetryable(err) {
 				return "", err
 			}
@@ -147,9 +152,13 @@ func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Co
 	}
 }
 
-// findOwn returns the child of parent that starts with namePrefix and is an
-// ephemeral of the current session, or "". Extra matches of ours are deleted.
-func (r *RecoverableZookeeper) findOwn(ctx context.Context, parent, namePrefix string) (string, error) {
+// FindOwn returns the child of parent made by CreateProtectedEphemeralSequential
+// with name that is an ephemeral of the current session, or "". It syncs
+// first, so that a create that reached the leader shows. A node of an older,
+// expired session is about to vanish and is not taken (Curator's
+// CURATOR-498). Should two of ours turn up, the extras are deleted, so that
+// no candidate is left standing for nobody.
+func (r *RecoverableZookeeper) FindOwn(ctx context.Context, parent, name string) (string, error) {
 	if err := r.Sync(ctx, parent); err != nil {
 		return "", err
 	}
@@ -160,7 +169,7 @@ func (r *RecoverableZookeeper) findOwn(ctx context.Context, parent, namePrefix s
 	sort.Strings(children) // same GUID and prefix: the order is the sequence's
 	var own []string
 	for _, c := range children {
-		if !strings.HasPrefix(c, namePrefix) {
+		if !strings.HasPrefix(c, name) {
 			continue
 		}
 		p := strings.TrimSuffix(parent, "/") + "/" + c
@@ -182,12 +191,4 @@ func (r *RecoverableZookeeper) findOwn(ctx context.Context, parent, namePrefix s
 		}
 	}
 	return own[0], nil
-}
-
-func newGUID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("recoverable: make a GUID: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }

@@ -100,7 +100,11 @@ func TestLostCreateReplyLeavesExactlyOneSequential(t *testing.T) {
 	}
 
 	proxy.ResetAfterCreate("/election/")
-	p, err := rz.CreateProtectedEphemeralSequential(ctx, "/election", "n_", []byte("me"), zk.WorldACL(zk.PermAll))
+	name, err := recoverable.NewProtectedName("n_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rz.CreateProtectedEphemeralSequential(ctx, "/election", name, []byte("me"), zk.WorldACL(zk.PermAll))
 	if err != nil {
 		t.Fatalf("create with a lost reply: %v", err)
 	}

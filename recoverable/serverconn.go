@@ -13,6 +13,12 @@ import (
 // clock when that request arrived, after it was sent, and ZooKeeper rounds
 // an expiry up to its next tick, never down.
 //
+// That holds for a standalone server, and for a follower in touch with the
+// ZooKeeper leader, which tracks the sessions. A follower cut off from the
+// leader may go on answering for a few ticks (syncLimit) while the leader
+// expires the session; no client can see that from its side, which is why
+// the at-most-one policy syncs before it trusts a read.
+//
 // A disconnected leader that keeps speaking (the at-least-one policy) must be
 // silent by then. Counting from the moment the client noticed the silence
 // instead would be up to two thirds of the timeout late: go-zookeeper gives
@@ -90,7 +96,9 @@ func (c *serverConn) Read(p []byte) (int, error) {
 	c.in.feed(p[:n], func(xid int32) {
 		c.inN++
 		if c.inN > 1 && xid != -1 { // the handshake's answer is settled above
-			c.answered(true)
+			// The server answers an auth packet (xid -4) without touching
+			// the session: it settles the request but proves nothing.
+			c.answered(xid != -4)
 		}
 	})
 	return n, err

@@ -3,7 +3,6 @@
 package electiontest
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -32,22 +31,8 @@ func (c *Candidate) Leave() {
 	c.ZK.Close()
 }
 
-// Connect opens a session on servers and waits for it.
-func Connect(t testing.TB, servers []string, timeout time.Duration) *recoverable.RecoverableZookeeper {
-	t.Helper()
-	rz, err := recoverable.Connect(servers, timeout, recoverable.WithLogger(zktest.Logger(t)),
-		recoverable.WithRetry(recoverable.RetryCounterFactory{MaxRetries: 20, Interval: 50 * time.Millisecond, MaxSleep: 500 * time.Millisecond}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rz.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := rz.WaitConnected(ctx); err != nil {
-		t.Fatalf("no session: %v", err)
-	}
-	return rz
-}
+// Connect opens a session on servers and waits for it (see zktest.Connect).
+var Connect = zktest.Connect
 
 // Spawn starts n candidates one after another, each on its own session,
 // and waits until each has joined, so that they queue in order.

@@ -1,0 +1,51 @@
+package nodemonitor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/recoverable"
+)
+
+// A create can give up without learning whether the server made the node:
+// a long outage exhausts its retries, or the Check's deadline passes. If the
+// node was made and the session lives, the next join must take that node,
+// not make a second one that would stand behind it, with the first leading
+// for nobody. Here the "failed" create is made directly, with the
+// candidate's name, and the candidate is told its last create failed.
+func TestJoinAfterAFailedCreateTakesTheNodeItMade(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	rz := zktest.Connect(t, cluster.Servers(), 4*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	acl := zk.WorldACL(zk.PermAll)
+	s := &sequential{zk: rz, path: "/unsure", data: []byte("me"), acl: acl, watch: WatchPredecessor, log: zktest.Logger(t)}
+	var err error
+	if s.name, err = recoverable.NewProtectedName(Prefix); err != nil {
+		t.Fatal(err)
+	}
+	if err := rz.EnsurePath(ctx, s.path, acl); err != nil {
+		t.Fatal(err)
+	}
+	made, err := rz.CreateProtectedEphemeralSequential(ctx, s.path, s.name, s.data, acl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.unsure = true
+
+	d, err := s.Check(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	children, err := rz.Children(ctx, s.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Leader || d.Node != made || len(children) != 1 {
+		t.Fatalf("decision %+v, children %v: want to lead with the node already made, %s, and no other", d, children, made)
+	}
+}

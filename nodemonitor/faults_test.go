@@ -122,3 +122,58 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 		})
 	}
 }
+
+// The paused leader's clock runs out, then the connection comes back before
+// the server expired the session (it may: the server rounds expiry up to a
+// tick, and our clock keeps a margin). Our znode still leads, so we must
+// look again and speak, or the election stalls: nobody else can lead while
+// our znode is first. Whether the session survives is a race, so the
+// scenario is tried until it has survived electiontest.Reps() times.
+func TestPauseClockRanOutButTheSessionSurvived(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	want, tries := electiontest.Reps(), 10*electiontest.Reps()
+	survived := 0
+	for try := 0; try < tries && survived < want; try++ {
+		if pauseClockThenSameSession(t, cluster, try) {
+			survived++
+		}
+	}
+	if survived < want {
+		t.Fatalf("the session survived the pause clock %d times in %d tries, want %d: the test proved too little", survived, tries, want)
+	}
+}
+
+// pauseClockThenSameSession reports false when the session expired after
+// all, and the try proved nothing.
+func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) bool {
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	rz := electiontest.Connect(t, []string{proxy.Addr()}, 2*time.Second)
+	defer rz.Close()
+	l := zktest.NewListener("paused")
+	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath(fmt.Sprintf("/survivor-%d", try)),
+		nodemonitor.WithPolicy(nodemonitor.AtLeastOne), nodemonitor.WithLogger(zktest.Logger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	electiontest.Eventually(t, 10*time.Second, "it leads", l.Speaking)
+	session := rz.SessionID()
+
+	proxy.Cut()
+	deadline := time.Now().Add(5 * time.Second)
+	for m.State() != nodemonitor.StateInactive {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pause clock never ran out: state %v", m.State())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	proxy.Heal()
+	electiontest.Eventually(t, 10*time.Second, "it reconnects", func() bool {
+		return rz.State().State == recoverable.StateConnected
+	})
+	if rz.SessionID() != session {
+		return false // expired after all: it rejoins, but that is not this test
+	}
+	electiontest.Eventually(t, 5*time.Second, "it speaks again on the session that survived", l.Speaking)
+	return true
+}

@@ -184,7 +184,11 @@ func (m *Monitor) loop(ctx context.Context) {
 		case <-retryC:
 			retry, check = nil, true
 		case <-pauseEnd:
-			pauseEnd = nil
+			// Forget the watch too: should the session turn out to have
+			// survived (the servers can be slower to expire it than our
+			// clock is to give up), the reconnect must look again, since
+			// our znode may still lead and nobody else would speak.
+			pauseEnd, wake = nil, nil
 			m.deactivate("paused until the session may have expired")
 		}
 		if !check || !connected {

@@ -66,17 +66,27 @@ type serverConn struct {
 	timeout func(ms int32)
 
 	mu      sync.Mutex // go-zookeeper reads and writes on two goroutines
-	sent    []time.Time
+	sent    []request  // written, not yet answered, oldest first
 	out, in frames
 	inN     int      // frames read
 	first   [12]byte // the start of the ConnectResponse
 	firstN  int
 }
 
+// request is one request on its way: when it was written and its opcode.
+type request struct {
+	at time.Time
+	op int32
+}
+
+// opSetAuth is the opcode of an auth packet. The server answers it at once,
+// without touching the session, so its answer proves nothing.
+const opSetAuth = 100
+
 func (c *serverConn) Write(p []byte) (int, error) {
 	now := time.Now() // before the bytes leave, so before any answer
 	c.mu.Lock()
-	c.out.feed(p, func(int32) { c.sent = append(c.sent, now) })
+	c.out.feed(p, func(_, op int32) { c.sent = append(c.sent, request{now, op}) })
 	c.mu.Unlock()
 	return c.Conn.Write(p)
 }
@@ -93,12 +103,10 @@ func (c *serverConn) Read(p []byte) (int, error) {
 			c.answered(ms > 0)
 		}
 	}
-	c.in.feed(p[:n], func(xid int32) {
+	c.in.feed(p[:n], func(xid, _ int32) {
 		c.inN++
 		if c.inN > 1 && xid != -1 { // the handshake's answer is settled above
-			// The server answers an auth packet (xid -4) without touching
-			// the session: it settles the request but proves nothing.
-			c.answered(xid != -4)
+			c.answered(true)
 		}
 	})
 	return n, err
@@ -110,22 +118,23 @@ func (c *serverConn) answered(alive bool) {
 	if len(c.sent) == 0 {
 		return
 	}
-	if alive {
-		c.acked(c.sent[0])
+	if alive && c.sent[0].op != opSetAuth {
+		c.acked(c.sent[0].at)
 	}
 	c.sent = c.sent[1:]
 }
 
 // frames follows a stream of ZooKeeper frames, each a 4-byte length and a
-// body that starts with a 4-byte word (the xid, or in the connect exchange
-// the protocol version), and calls head with that word once per frame.
+// body, and calls head once per frame with the body's first two 4-byte
+// words: a request's xid and opcode, or a reply's xid and the top of its
+// zxid. Every body has at least those 8 bytes (a ping is exactly that).
 type frames struct {
-	buf  [8]byte
+	buf  [12]byte
 	got  int // bytes of the current frame seen so far
 	size int // the current frame's length, its 4-byte prefix included
 }
 
-func (f *frames) feed(p []byte, head func(word int32)) {
+func (f *frames) feed(p []byte, head func(first, second int32)) {
 	for len(p) > 0 {
 		if f.got < len(f.buf) {
 			k := copy(f.buf[f.got:], p)
@@ -135,7 +144,7 @@ func (f *frames) feed(p []byte, head func(word int32)) {
 				return
 			}
 			f.size = 4 + int(binary.BigEndian.Uint32(f.buf[:4]))
-			head(int32(binary.BigEndian.Uint32(f.buf[4:8])))
+			head(int32(binary.BigEndian.Uint32(f.buf[4:8])), int32(binary.BigEndian.Uint32(f.buf[8:12])))
 		} else {
 			k := min(len(p), f.size-f.got)
 			f.got += k

@@ -8,27 +8,28 @@ import (
 	"time"
 )
 
-// frame builds one ZooKeeper frame whose body starts with word and is size
-// bytes long in all.
-func frame(word int32, size int) []byte {
+// frame builds one ZooKeeper frame whose body starts with the words first
+// and second and is size bytes long in all.
+func frame(first, second int32, size int) []byte {
 	b := make([]byte, 4+size)
 	binary.BigEndian.PutUint32(b, uint32(size))
-	binary.BigEndian.PutUint32(b[4:], uint32(word))
+	binary.BigEndian.PutUint32(b[4:], uint32(first))
+	binary.BigEndian.PutUint32(b[8:], uint32(second))
 	return b
 }
 
 func TestFramesFindEveryHeadWhereverTheStreamIsCut(t *testing.T) {
 	var stream []byte
-	want := []int32{0, -2, -1, 7, 8, -8}
-	for i, w := range want {
-		stream = append(stream, frame(w, []int{32, 8, 4, 100, 5000, 16}[i])...)
+	want := []int32{0, 0, -2, 11, -1, 0, 7, 4, 8, 14, -8, 101}
+	for i, size := range []int{32, 8, 16, 100, 5000, 12} {
+		stream = append(stream, frame(want[2*i], want[2*i+1], size)...)
 	}
 	for chunk := 1; chunk <= len(stream); chunk++ {
 		var f frames
 		var got []int32
 		for p := stream; len(p) > 0; {
 			k := min(chunk, len(p))
-			f.feed(p[:k], func(w int32) { got = append(got, w) })
+			f.feed(p[:k], func(a, b int32) { got = append(got, a, b) })
 			p = p[k:]
 		}
 		if !slices.Equal(got, want) {
@@ -38,13 +39,14 @@ func TestFramesFindEveryHeadWhereverTheStreamIsCut(t *testing.T) {
 }
 
 // Every answer settles the oldest request; events settle nothing; a
-// handshake answered with timeout 0 (an expired session) proves no life.
+// handshake answered with timeout 0 (an expired session) and the answer to
+// an auth packet prove no life.
 func TestServerConnPairsAnswersWithRequestsInOrder(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		timeout int32
 		acked   []int // which requests' send times are reported: 0 is the handshake
-	}{{"live session", 2000, []int{0, 1, 2}}, {"expired session", 0, []int{1, 2}}} {
+	}{{"live session", 2000, []int{0, 2, 3}}, {"expired session", 0, []int{2, 3}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			client, server := net.Pipe()
 			defer client.Close()
@@ -55,9 +57,9 @@ func TestServerConnPairsAnswersWithRequestsInOrder(t *testing.T) {
 
 			// send has the client write one request; it returns a time
 			// just before the write began.
-			send := func(word int32) time.Time {
+			send := func(xid, op int32) time.Time {
 				before := time.Now()
-				go func() { _, _ = c.Write(frame(word, 12)) }()
+				go func() { _, _ = c.Write(frame(xid, op, 12)) }()
 				buf := make([]byte, 16)
 				if _, err := server.Read(buf); err != nil {
 					t.Fatal(err)
@@ -77,18 +79,18 @@ func TestServerConnPairsAnswersWithRequestsInOrder(t *testing.T) {
 			}
 
 			var sent []time.Time
-			sent = append(sent, send(0))
-			resp := frame(0, 36) // a ConnectResponse: version, timeout, session, password
-			binary.BigEndian.PutUint32(resp[8:], uint32(tc.timeout))
-			answer(resp)
-			sent = append(sent, send(1), send(2))
+			sent = append(sent, send(0, 0))
+			answer(frame(0, tc.timeout, 36)) // a ConnectResponse: version, timeout, session, password
+			sent = append(sent, send(1, opSetAuth))
+			answer(frame(1, 0, 16))
+			sent = append(sent, send(2, 4), send(3, 4)) // two getData
 			before := len(acked)
-			answer(frame(-1, 20)) // a watch event: it answers nothing
+			answer(frame(-1, 0, 20)) // a watch event: it answers nothing
 			if len(acked) != before {
 				t.Fatalf("a watch event was taken for the answer to a request")
 			}
-			answer(frame(1, 16))
-			answer(frame(2, 16))
+			answer(frame(2, 0, 16))
+			answer(frame(3, 0, 16))
 			sent = append(sent, time.Now())
 
 			if negotiated != tc.timeout {

@@ -82,10 +82,8 @@ func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option
 // Check implements Recipe: join, list the candidates, and lead or watch.
 func (s *sequential) Check(ctx context.Context) (Decision, error) {
 	for {
-		if s.node != "" && s.session == 0 {
-			if err := s.settleOwner(ctx); err != nil {
-				return Decision{}, err
-			}
+		if err := s.settleOwner(ctx); err != nil {
+			return Decision{}, err
 		}
 		if s.node != "" && s.session != s.zk.SessionID() {
 			// Curator learned this the hard way: a znode of an older session
@@ -209,9 +207,13 @@ func (s *sequential) join(ctx context.Context) error {
 	return nil
 }
 
-// settleOwner learns which session owns our znode when join could not tell.
-// Check then keeps it if that is the session we hold, and forgets it if not.
+// settleOwner learns which session owns our znode when join could not tell
+// (session 0); otherwise it does nothing. Check then keeps the znode if that
+// is the session we hold, and forgets it if not.
 func (s *sequential) settleOwner(ctx context.Context) error {
+	if s.node == "" || s.session != 0 {
+		return nil
+	}
 	ok, st, err := s.zk.Exists(ctx, s.node)
 	if err != nil {
 		return fmt.Errorf("nodemonitor: owner of %s: %w", s.node, err)
@@ -239,10 +241,8 @@ func (s *sequential) index(cands []Candidate) int {
 
 // Leave implements Recipe: delete our znode if this session still owns it.
 func (s *sequential) Leave(ctx context.Context) error {
-	if s.node != "" && s.session == 0 {
-		if err := s.settleOwner(ctx); err != nil {
-			return err
-		}
+	if err := s.settleOwner(ctx); err != nil {
+		return err
 	}
 	if s.node == "" || s.session != s.zk.SessionID() {
 		return nil

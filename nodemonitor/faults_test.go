@@ -25,7 +25,7 @@ func TestOperatorDeletingTheElectionPath(t *testing.T) {
 }
 
 func operatorDeletesElectionPath(t *testing.T, cluster *zktest.Cluster) {
-	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, seq())
 	leader := electiontest.OneLeader(t, cands, 0)
 	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -80,7 +80,7 @@ func sessionExpiryRejoins(t *testing.T, cluster *zktest.Cluster) {
 	}
 	t.Cleanup(m.Close)
 	electiontest.Eventually(t, 10*time.Second, "it leads", l.Speaking)
-	other := electiontest.Spawn(t, cluster.Servers(), 1, nodemonitor.New)[0]
+	other := electiontest.Spawn(t, cluster.Servers(), 1, seq())[0]
 	oldNode, oldSession := m.Node(), rz.SessionID()
 
 	proxy.Cut()
@@ -111,7 +111,7 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
 			path := fmt.Sprintf("/expiry-%d", rep)
-			electiontest.LostCreateAcrossExpiry(t, cluster, nodemonitor.New, path, path+"/",
+			electiontest.LostCreateAcrossExpiry(t, cluster, seq(nodemonitor.WithPath(path)), path+"/",
 				func(ctx context.Context, rz *recoverable.RecoverableZookeeper) ([]string, error) {
 					children, err := rz.Children(ctx, path)
 					for i, c := range children {
@@ -160,13 +160,9 @@ func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) b
 	session := rz.SessionID()
 
 	proxy.Cut()
-	deadline := time.Now().Add(5 * time.Second)
-	for m.State() != nodemonitor.StateInactive {
-		if time.Now().After(deadline) {
-			t.Fatalf("the pause clock never ran out: state %v", m.State())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	electiontest.WaitStatus(t, m, 5*time.Second, "the pause clock runs out", func(s nodemonitor.Status) bool {
+		return s.State == nodemonitor.StateInactive
+	})
 	proxy.Heal()
 	electiontest.Eventually(t, 10*time.Second, "it reconnects", func() bool {
 		return rz.State().State == recoverable.StateConnected

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,16 @@ import (
 	"zkspeaker/recoverable"
 )
 
+// seq starts sequential candidates with opts, for electiontest.
+func seq(opts ...nodemonitor.Option) electiontest.NewMonitor {
+	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
+		return nodemonitor.New(rz, l, append([]nodemonitor.Option{nodemonitor.WithLogger(log)}, opts...)...)
+	}
+}
+
 func TestExactlyOneLeaderAmongFive(t *testing.T) {
 	cluster := zktest.Start(t, 1)
-	cands := electiontest.Spawn(t, cluster.Servers(), 5, nodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), 5, seq())
 	leader := electiontest.OneLeader(t, cands, 500*time.Millisecond)
 	if leader != 0 {
 		t.Fatalf("candidate %d leads, want the first to join (lowest sequence)", leader)
@@ -39,7 +47,7 @@ func TestExactlyOneLeaderAmongFive(t *testing.T) {
 
 func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
 	cluster := zktest.Start(t, 1)
-	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, seq())
 	electiontest.OneLeader(t, cands, 0)
 	before := cands[2].Monitor.Notifications()
 
@@ -68,7 +76,7 @@ func TestOperatorDeletingLeaderZnode(t *testing.T) {
 }
 
 func operatorDeletesLeaderZnode(t *testing.T, cluster *zktest.Cluster) {
-	cands := electiontest.Spawn(t, cluster.Servers(), 3, nodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, seq())
 	electiontest.OneLeader(t, cands, 0)
 	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
 	old := cands[0].Monitor.Node()
@@ -105,8 +113,8 @@ func TestHerdEffect(t *testing.T) {
 	}{{nodemonitor.WatchPredecessor, "/herd-predecessor"}, {nodemonitor.WatchChildren, "/herd-children"}} {
 		t.Run(tc.mode.String(), func(t *testing.T) {
 			const n = 6
-			cands := electiontest.Spawn(t, cluster.Servers(), n, nodemonitor.New,
-				nodemonitor.WithPath(tc.path), nodemonitor.WithWatch(tc.mode))
+			cands := electiontest.Spawn(t, cluster.Servers(), n,
+				seq(nodemonitor.WithPath(tc.path), nodemonitor.WithWatch(tc.mode)))
 			electiontest.OneLeader(t, cands, 0)
 			// Let the joins' own notifications settle before counting.
 			time.Sleep(200 * time.Millisecond)

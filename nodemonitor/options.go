@@ -3,87 +3,95 @@ package nodemonitor
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/election"
 )
 
 // DefaultPath is the election znode of the sequential recipe.
 const DefaultPath = "/election"
 
-// Option configures a Monitor and its recipe.
-type Option func(*Config)
+// Option configures a Monitor.
+type Option func(*config)
 
-// Config is the settings of a Monitor and its recipe, after the options.
-type Config struct {
-	// Path is the election znode.
-	Path string
-	// Watch is what followers of the sequential recipe watch.
-	Watch WatchMode
-	// Policy is what a paused leader does.
-	Policy Policy
-	// ACL is set on every znode the recipe creates.
-	ACL []zk.ACL
-	// Logger receives one line per state change.
-	Logger *slog.Logger
+type config struct {
+	path   string
+	watch  WatchMode
+	policy Policy
+	acl    []zk.ACL
+	logger *slog.Logger
 }
 
 // WithPath sets the election znode; candidates are its children.
-func WithPath(p string) Option { return func(c *Config) { c.Path = p } }
+func WithPath(p string) Option { return func(c *config) { c.path = p } }
 
-// WithWatch chooses what followers watch (sequential recipe only).
-func WithWatch(w WatchMode) Option { return func(c *Config) { c.Watch = w } }
+// WithWatch chooses what followers watch: their predecessor (the default)
+// or all the children, the herd of the first article.
+func WithWatch(w WatchMode) Option { return func(c *config) { c.watch = w } }
 
-// WithPolicy chooses what a paused leader does.
-func WithPolicy(p Policy) Option { return func(c *Config) { c.Policy = p } }
+// WithPolicy chooses what a paused leader does; the default is AtMostOne.
+func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
 
 // WithACL sets the ACL of the znodes the monitor creates; the default is
 // open to all, as in the articles.
-func WithACL(acl []zk.ACL) Option { return func(c *Config) { c.ACL = acl } }
+func WithACL(acl []zk.ACL) Option { return func(c *config) { c.acl = acl } }
 
-// WithLogger sets where the monitor logs its state changes.
-func WithLogger(l *slog.Logger) Option { return func(c *Config) { c.Logger = l } }
+// WithLogger sets where the monitor logs its state changes; the default is
+// slog's default logger.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
-// NewConfig applies opts to the defaults and checks the result in one place.
-// The defaults: DefaultPath, WatchPredecessor, AtMostOne, an ACL open to all
-// (as in the articles), and slog's default logger.
-func NewConfig(opts ...Option) (Config, error) {
-	c := Config{Path: DefaultPath, ACL: zk.WorldACL(zk.PermAll), Logger: slog.Default()}
+// newConfig applies opts to the defaults and checks the result in one place.
+func newConfig(opts []Option) (config, error) {
+	c := config{path: DefaultPath, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
 	for _, opt := range opts {
 		opt(&c)
 	}
-	if err := ValidatePath(c.Path); err != nil {
+	if err := election.ValidatePath(c.path); err != nil {
 		return c, err
 	}
-	if c.Watch.String() == "unknown" || c.Policy.String() == "unknown" {
-		return c, fmt.Errorf("%w: watch %d, policy %d", ErrInvalid, c.Watch, c.Policy)
+	if c.watch.String() == "unknown" || c.policy.String() == "unknown" {
+		return c, fmt.Errorf("%w: watch %d, policy %d", ErrInvalid, c.watch, c.policy)
 	}
 	return c, nil
 }
 
-// ValidatePath checks an election path: absolute, no trailing slash, no
-// empty, "." or ".." component, and not under /zookeeper, which the servers
-// keep for themselves.
-func ValidatePath(p string) error {
-	switch {
-	case !strings.HasPrefix(p, "/"):
-		return fmt.Errorf("%w: path %q is not absolute", ErrInvalid, p)
-	case p == "/":
-		return fmt.Errorf("%w: path %q is the root; use a znode under it", ErrInvalid, p)
-	case strings.HasSuffix(p, "/"):
-		return fmt.Errorf("%w: path %q ends in /", ErrInvalid, p)
-	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
-		return fmt.Errorf("%w: path %q is under /zookeeper, which ZooKeeper reserves", ErrInvalid, p)
+// WatchMode says what a follower of the sequential election watches.
+type WatchMode uint8
+
+const (
+	// WatchPredecessor watches only the next candidate ahead: one
+	// notification per change, no herd. This is the ZooKeeper recipe.
+	WatchPredecessor WatchMode = iota
+	// WatchChildren watches the whole list of candidates, as the first
+	// article did: every change wakes every candidate, the herd effect.
+	WatchChildren
+)
+
+// String returns the mode as the --watch flag spells it.
+func (w WatchMode) String() string {
+	switch w {
+	case WatchPredecessor:
+		return "predecessor"
+	case WatchChildren:
+		return "children"
+	default:
+		return "unknown"
 	}
-	for _, c := range strings.Split(p[1:], "/") {
-		if c == "" || c == "." || c == ".." {
-			return fmt.Errorf("%w: path %q has an empty, . or .. component", ErrInvalid, p)
-		}
-		for _, r := range c {
-			if r < 0x20 || r == 0x7f {
-				return fmt.Errorf("%w: path %q contains a control character", ErrInvalid, p)
-			}
-		}
-	}
-	return nil
 }
+
+// ParseWatchMode reads a --watch value.
+func ParseWatchMode(s string) (WatchMode, error) {
+	switch s {
+	case "predecessor":
+		return WatchPredecessor, nil
+	case "children":
+		return WatchChildren, nil
+	}
+	return 0, fmt.Errorf("%w: watch %q (want predecessor or children)", ErrInvalid, s)
+}
+
+// ValidatePath checks an election path before anything is created:
+// absolute, no trailing slash, no empty, "." or ".." component, and not
+// under /zookeeper, which the servers keep for themselves.
+func ValidatePath(p string) error { return election.ValidatePath(p) }

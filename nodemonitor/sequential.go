@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
@@ -67,23 +68,11 @@ type sequential struct {
 	unsure  bool   // a create failed: it may have made a node all the same
 }
 
-// New starts a candidate of the sequential election at the election path
-// (DefaultPath unless WithPath says otherwise), on the session of rz, that
-// tells listener when to speak.
-func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option) (*Monitor, error) {
-	cfg, err := NewConfig(opts...)
-	if err != nil {
-		return nil, err
-	}
-	r := &sequential{zk: rz, path: cfg.Path, data: []byte(listener.ProcessName()), acl: cfg.ACL, watch: cfg.Watch, log: cfg.Logger}
-	return Run(rz, listener, r, cfg), nil
-}
-
-// Check implements Recipe: join, list the candidates, and lead or watch.
-func (s *sequential) Check(ctx context.Context) (Decision, error) {
+// Check implements election.Recipe: join, list the candidates, and lead or watch.
+func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 	for {
 		if err := s.settleOwner(ctx); err != nil {
-			return Decision{}, err
+			return election.Decision{}, err
 		}
 		if s.node != "" && s.session != s.zk.SessionID() {
 			// Curator learned this the hard way: a znode of an older session
@@ -92,7 +81,7 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 		}
 		if s.node == "" {
 			if err := s.join(ctx); err != nil {
-				return Decision{}, err
+				return election.Decision{}, err
 			}
 			if s.session == 0 {
 				continue // made across a change of session: settle whose it is
@@ -117,7 +106,7 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 			continue
 		}
 		if err != nil {
-			return Decision{}, err
+			return election.Decision{}, err
 		}
 		cands := Candidates(children)
 		me := s.index(cands)
@@ -129,7 +118,7 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 			continue
 		}
 		if s.watch == WatchChildren {
-			return Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+			return election.Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
 		}
 		// The leader watches its own znode, so that a delete by hand stops
 		// it at once; a follower watches only the one just ahead of it.
@@ -147,12 +136,12 @@ func (s *sequential) Check(ctx context.Context) (Decision, error) {
 			continue
 		}
 		if err != nil {
-			return Decision{}, err
+			return election.Decision{}, err
 		}
 		if me > 0 {
 			s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
 		}
-		return Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+		return election.Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
 	}
 }
 
@@ -239,7 +228,7 @@ func (s *sequential) index(cands []Candidate) int {
 	return -1
 }
 
-// Leave implements Recipe: delete our znode if this session still owns it.
+// Leave implements election.Recipe: delete our znode if this session still owns it.
 func (s *sequential) Leave(ctx context.Context) error {
 	if err := s.settleOwner(ctx); err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/broadcast"
 )
 
 // RecoverableZookeeper is the articles' RecoverableZookeeper: a ZooKeeper
@@ -22,7 +24,7 @@ type RecoverableZookeeper struct {
 	retry   RetryCounterFactory
 	log     *slog.Logger
 
-	events  *broadcaster
+	events  *broadcast.Broadcaster[SessionEvent]
 	timeout atomic.Int64 // negotiated session timeout in ns, read off the wire
 	born    time.Time    // the monotonic origin of acked
 	acked   atomic.Int64 // ns since born when the last request a server answered was sent
@@ -135,14 +137,14 @@ func (r *RecoverableZookeeper) SessionTimeout() time.Duration {
 }
 
 // State returns the latest session event.
-func (r *RecoverableZookeeper) State() SessionEvent { return r.events.current() }
+func (r *RecoverableZookeeper) State() SessionEvent { return r.events.Current() }
 
 // Observe returns a channel of session events. The first event is the state
 // at the time of the call; then every change follows, in order, none dropped,
 // however slowly the caller reads. The channel closes after StateClosed or
 // when ctx is done; read it until then or cancel ctx, or its goroutine stays.
 func (r *RecoverableZookeeper) Observe(ctx context.Context) <-chan SessionEvent {
-	return r.events.observe(ctx)
+	return r.events.Observe(ctx)
 }
 
 // WaitConnected blocks until the client holds a session or ctx is done. While
@@ -184,7 +186,7 @@ func (r *RecoverableZookeeper) Close() {
 		r.conn.Close()
 		<-r.loopDone
 		r.log.Debug("session closed", "session", fmt.Sprintf("0x%x", id))
-		r.events.close(time.Second)
+		r.events.Close(SessionEvent{State: StateClosed}, time.Second)
 	})
 }
 
@@ -221,7 +223,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 			r.log.Info("reconnected", "session", fmt.Sprintf("0x%x", id), "server", ev.Server)
 		}
 		r.lastSession, r.expired, r.connected = id, false, true
-		r.events.publish(out)
+		r.events.Publish(out)
 	case zk.StateDisconnected:
 		// go-zookeeper says "disconnected" again after every failed dial;
 		// only the first one after a session is news.
@@ -230,14 +232,14 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 		}
 		r.connected = false
 		r.log.Warn("disconnected from ZooKeeper", "session", fmt.Sprintf("0x%x", r.lastSession), "server", ev.Server)
-		r.events.publish(SessionEvent{State: StateDisconnected, SessionID: r.lastSession, Server: ev.Server})
+		r.events.Publish(SessionEvent{State: StateDisconnected, SessionID: r.lastSession, Server: ev.Server})
 	case zk.StateExpired:
 		r.expired, r.connected = true, false
 		r.log.Warn("session expired", "session", fmt.Sprintf("0x%x", r.lastSession))
-		r.events.publish(SessionEvent{State: StateExpired, SessionID: r.lastSession, Server: ev.Server})
+		r.events.Publish(SessionEvent{State: StateExpired, SessionID: r.lastSession, Server: ev.Server})
 	case zk.StateAuthFailed:
 		r.log.Error("ZooKeeper refused our credentials", "server", ev.Server)
-		r.events.publish(SessionEvent{State: StateAuthFailed, SessionID: r.lastSession, Server: ev.Server})
+		r.events.Publish(SessionEvent{State: StateAuthFailed, SessionID: r.lastSession, Server: ev.Server})
 	}
 }
 

@@ -1,10 +1,10 @@
 package recoverable
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"time"
+
+	"zkspeaker/internal/broadcast"
 )
 
 // SessionState is what a client knows about its ZooKeeper session.
@@ -78,123 +78,8 @@ func (e SessionEvent) String() string {
 	}
 }
 
-// broadcaster hands every session event to every observer, in order. The
-// publisher never blocks (go-zookeeper's callback must not) and no event is
-// ever dropped: each observer has its own unbounded queue, which a goroutine
-// of its own drains into the observer's channel.
-type broadcaster struct {
-	mu      sync.Mutex
-	last    SessionEvent
-	queues  map[*eventQueue]struct{}
-	closed  bool
-	workers sync.WaitGroup
-}
-
-type eventQueue struct {
-	pending []SessionEvent
-	wake    chan struct{} // capacity 1: "pending has something"
-}
-
-func newBroadcaster() *broadcaster {
-	return &broadcaster{
-		last:   SessionEvent{State: StateConnecting},
-		queues: make(map[*eventQueue]struct{}),
-	}
-}
-
-// publish records ev as the current state and queues it for every observer.
-func (b *broadcaster) publish(ev SessionEvent) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return
-	}
-	b.last = ev
-	for q := range b.queues {
-		q.pending = append(q.pending, ev)
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// current returns the last event published.
-func (b *broadcaster) current() SessionEvent {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.last
-}
-
-// observe returns a channel that first carries the current state, then every
-// later event. It closes after the StateClosed event, or when ctx is done.
-func (b *broadcaster) observe(ctx context.Context) <-chan SessionEvent {
-	ch := make(chan SessionEvent)
-	q := &eventQueue{wake: make(chan struct{}, 1)}
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		close(ch)
-		return ch
-	}
-	q.pending = []SessionEvent{b.last}
-	q.wake <- struct{}{}
-	b.queues[q] = struct{}{}
-	b.workers.Add(1)
-	b.mu.Unlock()
-
-	go func() {
-		defer b.workers.Done()
-		defer close(ch)
-		defer func() {
-			b.mu.Lock()
-			delete(b.queues, q)
-			b.mu.Unlock()
-		}()
-		for {
-			select {
-			case <-q.wake:
-			case <-ctx.Done():
-				return
-			}
-			b.mu.Lock()
-			batch := q.pending
-			q.pending = nil
-			b.mu.Unlock()
-			for _, ev := range batch {
-				select {
-				case ch <- ev:
-				case <-ctx.Done():
-					return
-				}
-				if ev.State == StateClosed {
-					return
-				}
-			}
-		}
-	}()
-	return ch
-}
-
-// close publishes StateClosed, the last event, and waits up to grace for
-// every observer to take it. An observer that neither reads nor cancels its
-// context keeps its goroutine until it does.
-func (b *broadcaster) close(grace time.Duration) {
-	b.publish(SessionEvent{State: StateClosed})
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return
-	}
-	b.closed = true
-	b.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		b.workers.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(grace):
-	}
+// newBroadcaster hands every session event to every observer, in order and
+// none dropped; a channel closes after StateClosed.
+func newBroadcaster() *broadcast.Broadcaster[SessionEvent] {
+	return broadcast.New(SessionEvent{State: StateConnecting}, func(ev SessionEvent) bool { return ev.State == StateClosed })
 }

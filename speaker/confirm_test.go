@@ -1,11 +1,14 @@
 package speaker
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +23,7 @@ func TestConfirmGatesEveryLineAndAddsTheEpoch(t *testing.T) {
 	defer s.Close()
 	var ok atomic.Bool
 	var calls atomic.Int64
-	s.SetConfirm(func(ctx context.Context) (int64, error) {
+	s.StartSpeaking(func(ctx context.Context) (int64, error) {
 		calls.Add(1)
 		if _, has := ctx.Deadline(); !has {
 			t.Error("confirm called without a deadline")
@@ -30,7 +33,6 @@ func TestConfirmGatesEveryLineAndAddsTheEpoch(t *testing.T) {
 		}
 		return 42, nil
 	})
-	s.StartSpeaking()
 	time.Sleep(50 * time.Millisecond)
 	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
 		t.Fatalf("unconfirmed leader wrote %q (%d confirms)", data, calls.Load())
@@ -45,7 +47,7 @@ func TestConfirmGatesEveryLineAndAddsTheEpoch(t *testing.T) {
 	}
 	for i, line := range lines {
 		l, err := ParseLine(line)
-		if err != nil || l.Counter != uint64(i+1) || len(l.Extra) != 1 || l.Extra[0] != "epoch=42" {
+		if err != nil || l.Counter != uint64(i+1) || l.Epoch != 42 || !strings.HasSuffix(line, " epoch=42") {
 			t.Fatalf("line %d = %q (%v), want counter %d and epoch=42", i+1, line, err, i+1)
 		}
 	}
@@ -65,9 +67,9 @@ func TestFenceRefusesAnOlderEpoch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = lf.Append([]byte("2026-11-22T10:00:01.000000000Z old 1 epoch=x\n"), tc.epoch, true)
+		err = lf.Append(Line{Time: time.Now(), Name: "old", Counter: 1, Epoch: tc.epoch}, true)
 		lf.Close()
-		if tc.write != (err == nil) || (!tc.write && !errors.Is(err, ErrFenced)) {
+		if tc.write != (err == nil) || (!tc.write && !errors.Is(err, errFenced)) {
 			t.Fatalf("epoch %d after 100: Append = %v, want written=%v", tc.epoch, err, tc.write)
 		}
 		// Restore the file so each case sees epoch 100 last.
@@ -82,7 +84,7 @@ func TestFenceRefusesAnOlderEpoch(t *testing.T) {
 	}
 	lf, _ := openLineFile(plain, false)
 	defer lf.Close()
-	if err := lf.Append([]byte("2026-11-22T10:00:01.000000000Z b 1 epoch=1\n"), 1, true); err != nil {
+	if err := lf.Append(Line{Time: time.Now(), Name: "b", Counter: 1, Epoch: 1}, true); err != nil {
 		t.Fatalf("fenced append to a file without epochs: %v", err)
 	}
 }
@@ -97,15 +99,70 @@ func TestAStaleConfirmWritesNothing(t *testing.T) {
 	}
 	defer s.Close()
 	var calls atomic.Int64
-	s.SetConfirm(func(context.Context) (int64, error) {
+	s.StartSpeaking(func(context.Context) (int64, error) {
 		calls.Add(1)
 		time.Sleep(30 * time.Millisecond) // "yes", but it arrives after a pause longer than the deadline
 		return 42, nil
 	})
-	s.StartSpeaking()
 	time.Sleep(150 * time.Millisecond)
 	s.StopSpeaking()
 	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
 		t.Fatalf("wrote %q on stale confirms (%d confirms)", data, calls.Load())
 	}
+}
+
+// A speaker whose epoch is older than one already in the file is fenced off:
+// it writes nothing more in that term, and says so once, not every tick.
+func TestAFencedSpeakerStopsAndSaysSoOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	newer := "2026-11-22T10:00:00.000000000Z newer 7 epoch=100\n"
+	if err := os.WriteFile(path, []byte(newer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	s, err := New(path, WithName("old"), WithInterval(5*time.Millisecond), WithFsync(false), WithFence(true),
+		WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var calls atomic.Int64
+	s.StartSpeaking(func(context.Context) (int64, error) { calls.Add(1); return 99, nil })
+	time.Sleep(60 * time.Millisecond) // a dozen ticks
+	s.StopSpeaking()
+	if data, _ := os.ReadFile(path); string(data) != newer {
+		t.Fatalf("a fenced speaker wrote: %q", data)
+	}
+	if n := strings.Count(logs.String(), "fenced:"); n != 1 {
+		t.Fatalf("the fence was reported %d times, want once:\n%s", n, logs.String())
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("confirm called %d times after the fence, want 1: the term is over", calls.Load())
+	}
+	// Elected anew with a newer epoch, it writes again, after the newer line.
+	s.StartSpeaking(func(context.Context) (int64, error) { return 101, nil })
+	waitCounter(t, s, 1)
+	s.StopSpeaking()
+	data, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(data), newer) || !strings.HasSuffix(string(data), " old 1 epoch=101\n") {
+		t.Fatalf("after a new election: %q", data)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a logger and a test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -1,10 +1,10 @@
 package speaker_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"zkspeaker/speaker"
@@ -14,25 +14,66 @@ import (
 // "ann" speak, then hands over to "bob"; the file shows who spoke, and each
 // one's counter.
 func Example() {
-	dir, _ := os.MkdirTemp("", "speaker-example")
+	dir, err := os.MkdirTemp("", "speaker-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "out.txt")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 
-	ann, _ := speaker.New(out, speaker.WithName("ann"), speaker.WithInterval(time.Hour))
-	bob, _ := speaker.New(out, speaker.WithName("bob"), speaker.WithInterval(time.Hour))
-	defer ann.Close()
-	defer bob.Close()
-
-	ann.StartSpeaking() // elected: the first line is written at once
-	ann.StopSpeaking()  // lost the lead: silent from here on
-	bob.StartSpeaking() // the successor speaks
-
-	data, _ := os.ReadFile(out)
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		fields := strings.Fields(line) // <time> <name> <counter>
-		fmt.Println(fields[1], fields[2])
+	speak := func(name string) *speaker.Speaker {
+		s, err := speaker.New(out, speaker.WithName(name), speaker.WithInterval(time.Hour))
+		if err != nil {
+			panic(err)
+		}
+		s.StartSpeaking(nil) // elected: the first line is written at once
+		if err := s.Wait(ctx, 1); err != nil {
+			panic(err)
+		}
+		s.StopSpeaking() // lost the lead: silent from here on
+		return s
 	}
+	ann := speak("ann")
+	bob := speak("bob") // the successor speaks
+	for _, s := range []*speaker.Speaker{ann, bob} {
+		if err := s.Close(); err != nil {
+			fmt.Println(err)
+		}
+	}
+
+	f, err := os.Open(out)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	tl, err := speaker.ReadTimeline(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, term := range tl.Terms {
+		fmt.Println(term.Name, "wrote lines", term.FromCounter, "to", term.ToCounter)
+	}
+	fmt.Println(len(tl.Anomalies), "anomalies")
 	// Output:
-	// ann 1
-	// bob 1
+	// ann wrote lines 1 to 1
+	// bob wrote lines 1 to 1
+	// 0 anomalies
+}
+
+// A line of the out file, built and read back: the epoch is the czxid of
+// the writer's election znode, so a newer leader always has a larger one.
+func ExampleParseLine() {
+	at := time.Date(2026, 11, 23, 9, 30, 0, 5, time.UTC)
+	line := speaker.Line{Time: at, Name: "speaker-1", Counter: 7, Epoch: 4294967302}
+	fmt.Println(line)
+	back, err := speaker.ParseLine(line.String())
+	fmt.Println(back.Name, back.Counter, back.Epoch, err)
+	// Output:
+	// 2026-11-23T09:30:00.000000005Z speaker-1 7 epoch=4294967302
+	// speaker-1 7 4294967302 <nil>
 }

@@ -6,23 +6,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"sync"
 	"syscall"
 )
 
-// EpochField starts the optional fourth field of a line: the writer's
-// leader epoch, the czxid of its election znode.
-const EpochField = "epoch="
-
-// ErrFenced is returned when fencing refuses a line: a leader with a higher
+// errFenced is returned when fencing refuses a line: a leader with a higher
 // epoch has already written to the file, so this writer's term is over,
 // whatever it believes.
-var ErrFenced = errors.New("speaker: fenced off by a newer leader")
+var errFenced = errors.New("speaker: fenced off by a newer leader")
 
-// ErrNotSynced is returned when a line reached the file but fsync failed:
+// errNotSynced is returned when a line reached the file but fsync failed:
 // the line counts, but may not survive a crash of the machine.
-var ErrNotSynced = errors.New("speaker: line written but not fsynced")
+var errNotSynced = errors.New("speaker: line written but not fsynced")
+
+// errClosed is returned by Append once the file is closed.
+var errClosed = errors.New("speaker: closed")
 
 // lineFile appends whole lines to a file that other processes append to as
 // well. Each line goes out in a single write(2) on a descriptor opened with
@@ -43,15 +41,15 @@ func openLineFile(path string, fsync bool) (*lineFile, error) {
 	return &lineFile{f: f, fsync: fsync}, nil
 }
 
-// Append writes line, which must end in a newline, in one write. With fence,
-// it first takes an exclusive lock on the file and refuses the line if the
-// last epoch in the file is higher than epoch: the check and the write then
-// happen as one, for every writer that fences.
-func (l *lineFile) Append(line []byte, epoch int64, fence bool) error {
+// Append writes line in one write. With fence, it first takes an exclusive
+// lock on the file and refuses the line if the last epoch in the file is
+// higher than the line's: the check and the write then happen as one, for
+// every writer that fences.
+func (l *lineFile) Append(line Line, fence bool) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
-		return ErrClosed
+		return errClosed
 	}
 	if fence {
 		if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX); err != nil {
@@ -62,12 +60,13 @@ func (l *lineFile) Append(line []byte, epoch int64, fence bool) error {
 		if err != nil {
 			return err
 		}
-		if last > epoch {
-			return fmt.Errorf("%w: the file's last epoch is %d, ours is %d", ErrFenced, last, epoch)
+		if last > line.Epoch {
+			return fmt.Errorf("%w: the file's last epoch is %d, ours is %d", errFenced, last, line.Epoch)
 		}
 	}
-	n, err := l.f.Write(line)
-	if err == nil && n < len(line) {
+	b := line.Append(make([]byte, 0, 96))
+	n, err := l.f.Write(b)
+	if err == nil && n < len(b) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
@@ -75,7 +74,7 @@ func (l *lineFile) Append(line []byte, epoch int64, fence bool) error {
 	}
 	if l.fsync {
 		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrNotSynced, l.f.Name(), err)
+			return fmt.Errorf("%w: %s: %w", errNotSynced, l.f.Name(), err)
 		}
 	}
 	return nil
@@ -94,27 +93,18 @@ func lastEpoch(f *os.File) (int64, error) {
 	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
 		return 0, fmt.Errorf("speaker: read %s: %w", f.Name(), err)
 	}
-	for len(buf) > 0 {
-		i := bytes.LastIndexByte(bytes.TrimRight(buf, "\n"), '\n')
-		line := buf[i+1:]
-		if j := bytes.Index(line, []byte(" "+EpochField)); j >= 0 {
-			field := bytes.TrimRight(line[j+1+len(EpochField):], "\n")
-			if k := bytes.IndexByte(field, ' '); k >= 0 {
-				field = field[:k]
-			}
-			if e, err := strconv.ParseInt(string(field), 10, 64); err == nil {
-				return e, nil
-			}
+	// Lines are whole (one write each), so every line but a first one cut
+	// by the 64 KiB window parses; the newest line with an epoch decides.
+	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l, err := ParseLine(string(lines[i])); err == nil && l.Epoch > 0 {
+			return l.Epoch, nil
 		}
-		if i < 0 {
-			break
-		}
-		buf = buf[:i]
 	}
 	return 0, nil
 }
 
-// Close closes the file; later appends fail with ErrClosed.
+// Close closes the file; later appends fail with errClosed.
 func (l *lineFile) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()

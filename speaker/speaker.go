@@ -1,9 +1,11 @@
 // Package speaker holds the Speaker of the articles' demo: a ticker that
-// appends "<time> <name> <counter>" lines to a file, but only while the
-// election says it leads.
+// appends "<time> <name> <counter> epoch=<n>" lines to a file, but only
+// while the election says it leads.
 //
 // The Speaker never talks to ZooKeeper. A monitor (nodemonitor or
-// znodemonitor) decides, and calls StartSpeaking and StopSpeaking.
+// znodemonitor) decides, and calls StartSpeaking and StopSpeaking; under
+// at-most-one it hands StartSpeaking the confirm that the Speaker calls
+// before every line.
 package speaker
 
 import (
@@ -13,17 +15,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 )
-
-// TimeLayout is the first field of every line: RFC 3339 in UTC with exactly
-// nine fractional digits, so lines sort and align as text.
-const TimeLayout = "2006-01-02T15:04:05.000000000Z07:00"
-
-// ErrClosed is returned by Write once Close was called.
-var ErrClosed = errors.New("speaker: closed")
 
 // Speaker appends one line per tick to its file while it is active. It
 // satisfies the monitors' Listener interface, the articles'
@@ -36,12 +30,14 @@ type Speaker struct {
 
 	mu      sync.Mutex // held across each write, so StopSpeaking waits for one in progress
 	active  bool
-	term    uint64 // counts StartSpeaking calls, so a late confirm cannot write into a new term
-	counter uint64 // the last counter written; each line is counter+1
-	confirm func(context.Context) (int64, error)
+	term    uint64                               // counts StartSpeaking calls, so a late confirm cannot write into a new term
+	counter uint64                               // the last counter written; each line is counter+1
+	confirm func(context.Context) (int64, error) // this term's, nil under at-least-one
 	fence   bool
-	failing bool // the last confirm failed; log only the first failure of a run
-	closed  bool // after Close, StartSpeaking does nothing
+	fenced  uint64        // the term a newer epoch in the file fenced off; it writes no more
+	failing bool          // the last confirm failed; log only the first failure of a run
+	closed  bool          // after Close, StartSpeaking does nothing
+	written chan struct{} // closed and replaced after each line, for Wait
 
 	restart   chan struct{} // StartSpeaking asks the loop to restart its ticker
 	quit      chan struct{}
@@ -66,6 +62,7 @@ func New(path string, opts ...Option) (*Speaker, error) {
 		out:      out,
 		log:      o.logger,
 		fence:    o.fence,
+		written:  make(chan struct{}),
 		restart:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -77,32 +74,26 @@ func New(path string, opts ...Option) (*Speaker, error) {
 // ProcessName returns the name written on every line; it defaults to the pid.
 func (s *Speaker) ProcessName() string { return s.name }
 
-// SetConfirm makes the Speaker call confirm before every line, and stay
-// silent when it fails: the at-most-one policy. confirm proves, with a round
-// trip to ZooKeeper, that we still lead, and returns the leader's epoch,
-// which each line then carries as a fourth field, "epoch=<n>". A monitor
-// under at-most-one hands over its Confirm this way before it starts.
-func (s *Speaker) SetConfirm(confirm func(ctx context.Context) (epoch int64, err error)) {
+// StartSpeaking makes the Speaker active and asks its goroutine to write
+// the first line at once, so that a handover shows in the file within
+// milliseconds, not an interval later. It returns without waiting for that
+// line: the monitor that calls it must not wait on the confirm's round trip.
+//
+// confirm, when not nil, is called before every line of this term: it
+// proves, with a round trip to ZooKeeper, that we still lead, and returns
+// the leader's epoch, which each line then carries as "epoch=<n>". When it
+// fails the Speaker stays silent (the at-most-one policy). Calling
+// StartSpeaking while active does nothing.
+func (s *Speaker) StartSpeaking(confirm func(ctx context.Context) (epoch int64, err error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.confirm = confirm
-}
-
-// StartSpeaking makes the Speaker active and writes the first line at once,
-// so that a handover shows in the file within milliseconds, not an interval
-// later. Calling it while active does nothing.
-func (s *Speaker) StartSpeaking() {
-	s.mu.Lock()
 	if s.active || s.closed {
-		s.mu.Unlock()
 		return
 	}
 	s.active = true
 	s.term++
-	term := s.term
+	s.confirm = confirm
 	s.log.Info("started speaking", "next_counter", s.counter+1)
-	s.mu.Unlock()
-	s.speak(term)
 	select {
 	case s.restart <- struct{}{}:
 	default:
@@ -133,6 +124,24 @@ func (s *Speaker) Counter() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counter
+}
+
+// Wait blocks until the line numbered counter has been written (Counter()
+// reaches it), or ctx is done.
+func (s *Speaker) Wait(ctx context.Context, counter uint64) error {
+	for {
+		s.mu.Lock()
+		reached, written := s.counter >= counter, s.written
+		s.mu.Unlock()
+		if reached {
+			return nil
+		}
+		select {
+		case <-written:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Close silences the Speaker for good, stops the ticker and closes the file.
@@ -169,25 +178,28 @@ func (s *Speaker) loop() {
 		case <-s.restart:
 			ticker.Reset(s.interval)
 		case <-ticker.C:
-			s.mu.Lock()
-			active, term := s.active, s.term
-			s.mu.Unlock()
-			if active {
-				s.speak(term)
-			}
+		}
+		s.mu.Lock()
+		active, term := s.active, s.term
+		s.mu.Unlock()
+		if active {
+			s.speak(term)
 		}
 	}
 }
 
-// speak writes the next line of term, after confirming leadership when a
-// ConfirmFunc is set. The confirm runs without the lock, so that
+// speak writes the next line of term, after confirming leadership when the
+// term has a confirm. The confirm runs without the lock, so that
 // StopSpeaking never waits on ZooKeeper; the write runs under it and only
 // if the term is still the current one. The counter moves only when the
 // whole line reached the file, so counters go up by exactly 1.
 func (s *Speaker) speak(term uint64) {
 	s.mu.Lock()
-	confirm := s.confirm
+	confirm, fenced := s.confirm, s.fenced == term
 	s.mu.Unlock()
+	if fenced {
+		return
+	}
 	var epoch int64
 	asked := time.Now()
 	if confirm != nil {
@@ -227,40 +239,31 @@ func (s *Speaker) speak(term uint64) {
 		s.failing = true
 		return
 	}
-	line := s.format(time.Now(), s.counter+1, epoch)
-	err := s.out.Append(line, epoch, s.fence)
-	if err != nil && !errors.Is(err, ErrNotSynced) {
-		s.log.Error("did not write a line", "error", err)
+	err := s.out.Append(Line{Time: time.Now(), Name: s.name, Counter: s.counter + 1, Epoch: epoch}, s.fence)
+	switch {
+	case errors.Is(err, errFenced):
+		// A newer leader has written: whatever our monitor believes, this
+		// term is over. Say so once, and write no more until a new term.
+		s.fenced = term
+		s.log.Error("fenced: this speaker's epoch is older than one already in the file; not writing again until elected anew", "error", err)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, errNotSynced):
 		// The line is in the file, only not yet on disk: count it, or the
 		// next line would repeat its number.
 		s.log.Error("wrote a line but could not fsync it", "error", err)
+	case err != nil:
+		s.log.Error("did not write a line", "error", err)
+		return
 	}
 	s.counter++
+	close(s.written)
+	s.written = make(chan struct{})
 }
 
 // confirmDeadline is half the interval, at most a second: a confirm must
 // answer well before the next line is due, or it proves nothing.
 func (s *Speaker) confirmDeadline() time.Duration {
 	return min(s.interval/2, time.Second)
-}
-
-// format builds "<time> <name> <counter>\n", with " epoch=<n>" before the
-// newline when the leader's epoch is known.
-func (s *Speaker) format(now time.Time, counter uint64, epoch int64) []byte {
-	b := make([]byte, 0, 80)
-	b = now.UTC().AppendFormat(b, TimeLayout)
-	b = append(b, ' ')
-	b = append(b, s.name...)
-	b = append(b, ' ')
-	b = strconv.AppendUint(b, counter, 10)
-	if epoch > 0 {
-		b = append(b, " "+EpochField...)
-		b = strconv.AppendInt(b, epoch, 10)
-	}
-	return append(b, '\n')
 }
 
 // Check reports whether path can be opened for appending, creating its

@@ -2,6 +2,7 @@ package speaker
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -39,14 +40,28 @@ func readLines(t *testing.T, path string) (names []string, counters []uint64) {
 func TestParseLineRejectsTornLines(t *testing.T) {
 	good := "2026-11-22T10:59:11.123456789Z 4242 17 epoch=9"
 	l, err := ParseLine(good)
-	if err != nil || l.Name != "4242" || l.Counter != 17 || len(l.Extra) != 1 || l.Time.Nanosecond() != 123456789 {
+	if err != nil || l.Name != "4242" || l.Counter != 17 || l.Epoch != 9 || len(l.Extra) != 0 || l.Time.Nanosecond() != 123456789 {
 		t.Fatalf("ParseLine(%q) = %+v, %v", good, l, err)
 	}
+	if l.String() != good {
+		t.Fatalf("the line built again reads %q, want %q", l.String(), good)
+	}
 	for _, bad := range []string{"", "2026-11-22T10:59:11.123456789Z 4242", "2026-11-22T10:59:11.1234 4242 1",
-		"2026-11-22T10:59:11.123456789Z 4242 x", "2026-11-22T10:59:11.123456789Z 4242 0", "2026-11-22T10:592026-11-22T10:59:11.123456789Z 1 2"} {
+		"2026-11-22T10:59:11.123456789Z 4242 x", "2026-11-22T10:59:11.123456789Z 4242 0",
+		"2026-11-22T10:59:11.123456789Z 4242 1 epoch=x", "2026-11-22T10:59:11.123456789Z 4242 1 2026-11-22T10:59:11.123456789Z", "2026-11-22T10:592026-11-22T10:59:11.123456789Z 1 2"} {
 		if _, err := ParseLine(bad); !errors.Is(err, ErrMalformed) {
 			t.Errorf("ParseLine(%q) = %v, want ErrMalformed", bad, err)
 		}
+	}
+}
+
+// waitCounter waits, at most 5 s, until s has written line n.
+func waitCounter(t *testing.T, s *Speaker, n uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Wait(ctx, n); err != nil {
+		t.Fatalf("line %d was not written: %v (counter %d)", n, err, s.Counter())
 	}
 }
 
@@ -60,7 +75,8 @@ func TestSpeakerIsSilentUntilStartAndWritesAtOnce(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
 		t.Fatalf("before StartSpeaking: stat = %v, %v; want an empty file", fi, err)
 	}
-	s.StartSpeaking() // the interval is an hour: only an immediate write shows
+	s.StartSpeaking(nil) // the interval is an hour: only an immediate write shows
+	waitCounter(t, s, 1)
 	names, counters := readLines(t, path)
 	if len(names) != 1 || names[0] != "alpha" || counters[0] != 1 {
 		t.Fatalf("after StartSpeaking: names=%v counters=%v, want one line 'alpha 1'", names, counters)
@@ -78,7 +94,7 @@ func TestSpeakerCountsAcrossTermsAndStopIsSynchronous(t *testing.T) {
 	}
 	defer s.Close()
 	for term := 0; term < 3; term++ {
-		s.StartSpeaking()
+		s.StartSpeaking(nil)
 		time.Sleep(30 * time.Millisecond)
 		s.StopSpeaking()
 		stopped := s.Counter()
@@ -113,7 +129,7 @@ func TestSpeakersSharingAFileNeverTearLines(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.StartSpeaking()
+			s.StartSpeaking(nil)
 			time.Sleep(100 * time.Millisecond)
 			s.Close()
 		}()
@@ -138,7 +154,8 @@ func TestCloseIsIdempotentAndStopsWriting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.StartSpeaking()
+	s.StartSpeaking(nil)
+	waitCounter(t, s, 1)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +165,7 @@ func TestCloseIsIdempotentAndStopsWriting(t *testing.T) {
 	names, _ := readLines(t, path)
 	// A monitor that wins the election while the process shuts down calls
 	// StartSpeaking after Close: nothing may be written.
-	s.StartSpeaking()
+	s.StartSpeaking(nil)
 	if s.Speaking() {
 		t.Error("StartSpeaking after Close made the Speaker active")
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -22,13 +21,42 @@ type Term struct {
 	HasGapBefore bool
 }
 
+// AnomalyKind says what is wrong in an Anomaly.
+type AnomalyKind uint8
+
+const (
+	// AnomalyTornLine is a line that does not parse: cut by a crash, or two
+	// writes glued together.
+	AnomalyTornLine AnomalyKind = iota
+	// AnomalyCounterJump is a writer's counter that did not go up by exactly 1:
+	// a lost or repeated line.
+	AnomalyCounterJump
+	// AnomalyOverlap is two writers speaking steadily at the same time: two
+	// leaders at once.
+	AnomalyOverlap
+)
+
+// String names the kind as the timeline report prints it.
+func (k AnomalyKind) String() string {
+	switch k {
+	case AnomalyTornLine:
+		return "torn line"
+	case AnomalyCounterJump:
+		return "counter jump"
+	case AnomalyOverlap:
+		return "overlap"
+	default:
+		return "unknown"
+	}
+}
+
 // Anomaly is something in the out file that a correct election never
 // produces.
 type Anomaly struct {
 	// Line is the line number it was found at (1-based), 0 when it spans many.
 	Line int
-	// Kind is "torn line", "counter jump" or "overlap".
-	Kind string
+	// Kind says what is wrong.
+	Kind AnomalyKind
 	// Detail says what exactly, in words.
 	Detail string
 }
@@ -49,7 +77,14 @@ type stamp struct {
 	t time.Time
 	// term changes when the writer's epoch changes or it restarts: a new
 	// leadership, even if it comes back quickly.
-	term string
+	term termKey
+}
+
+// termKey tells one leadership of a writer from another: its process run
+// (the times its counter started from 1) and its epoch.
+type termKey struct {
+	run   int
+	epoch int64
 }
 
 // ReadTimeline reads an out file. Lines it cannot parse become "torn line"
@@ -62,13 +97,8 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		l, err := ParseLine(sc.Text())
-		if err == nil && slices.ContainsFunc(l.Extra, func(f string) bool { return !strings.Contains(f, "=") }) {
-			// Fields after the counter are key=value; anything else is
-			// two lines glued together by a write that was not atomic.
-			err = ErrMalformed
-		}
 		if err != nil {
-			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "torn line", Detail: fmt.Sprintf("%q", sc.Text())})
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyTornLine, Detail: fmt.Sprintf("%q", sc.Text())})
 			continue
 		}
 		if _, seen := last[l.Name]; !seen {
@@ -80,11 +110,11 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		if restart {
 			runs[l.Name]++
 		} else if want := last[l.Name] + 1; l.Counter != want {
-			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: "counter jump",
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump,
 				Detail: fmt.Sprintf("%s wrote %d after %d", l.Name, l.Counter, last[l.Name])})
 		}
 		last[l.Name] = l.Counter
-		tl.lines[l.Name] = append(tl.lines[l.Name], stamp{t: l.Time, term: fmt.Sprintf("%d %s", runs[l.Name], epochOf(l))})
+		tl.lines[l.Name] = append(tl.lines[l.Name], stamp{t: l.Time, term: termKey{run: runs[l.Name], epoch: l.Epoch}})
 		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name && !restart {
 			t := &tl.Terms[k]
 			tl.cadence[l.Name] = append(tl.cadence[l.Name], l.Time.Sub(t.Last))
@@ -138,16 +168,6 @@ func (tl *Timeline) Stretches() []Stretch {
 	return out
 }
 
-// epochOf returns the line's epoch field, "" when it has none.
-func epochOf(l Line) string {
-	for _, f := range l.Extra {
-		if v, ok := strings.CutPrefix(f, EpochField); ok {
-			return v
-		}
-	}
-	return ""
-}
-
 // Overlap is a span of time in which two writers both spoke steadily: two
 // leaders at once.
 type Overlap struct {
@@ -191,7 +211,7 @@ func (tl *Timeline) Lines() int {
 
 func (tl *Timeline) findOverlaps() {
 	for _, o := range tl.Overlaps() {
-		tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: "overlap", Detail: fmt.Sprintf(
+		tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: AnomalyOverlap, Detail: fmt.Sprintf(
 			"%s and %s both wrote between %s and %s", o.A, o.B, o.From.Format(TimeLayout), o.To.Format(TimeLayout))})
 	}
 }

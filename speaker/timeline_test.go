@@ -43,7 +43,7 @@ func (o *outFile) read(t *testing.T) *speaker.Timeline {
 func kinds(tl *speaker.Timeline) []string {
 	var out []string
 	for _, a := range tl.Anomalies {
-		out = append(out, a.Kind)
+		out = append(out, a.Kind.String())
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package znodemonitor_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"zkspeaker/internal/zktest"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
@@ -21,47 +21,66 @@ func TestMain(m *testing.M) {
 	os.Exit(zktest.Main(m, &servers))
 }
 
-type announcer struct {
-	name  string
-	spoke chan struct{}
-}
+// announcer is the smallest Listener: it says what it is told.
+type announcer string
 
-func (a announcer) StartSpeaking()      { fmt.Println(a.name, "starts speaking"); a.spoke <- struct{}{} }
-func (a announcer) StopSpeaking()       { fmt.Println(a.name, "stops speaking") }
-func (a announcer) ProcessName() string { return a.name }
+func (a announcer) StartSpeaking(func(context.Context) (int64, error)) { fmt.Println(a, "may speak") }
+func (a announcer) StopSpeaking()                                      { fmt.Println(a, "must be silent") }
+func (a announcer) ProcessName() string                                { return string(a) }
 
-// Ann creates /example-speaker first and leads. Bob finds it there and
-// watches it. When Ann leaves, her znode goes, Bob's watch fires, and his
-// create wins.
+// Single-file election: Ann creates /example-single first and holds it; Bob
+// finds it taken and watches it. When Ann releases it, Bob's watch fires,
+// he creates it, and he leads. With many waiters, every one of them would
+// have been woken to race: the herd that nodemonitor avoids.
 func Example() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	join := func(name string) (*nodemonitor.Monitor, *recoverable.RecoverableZookeeper, announcer) {
-		rz, _ := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
-		a := announcer{name: name, spoke: make(chan struct{}, 1)}
-		m, _ := znodemonitor.New(rz, a, nodemonitor.WithPath("/example-speaker"), nodemonitor.WithLogger(quiet))
-		return m, rz, a
+
+	run := func(name string) (*znodemonitor.Monitor, *recoverable.RecoverableZookeeper, error) {
+		rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := znodemonitor.New(rz, announcer(name), znodemonitor.WithPath("/example-single"), znodemonitor.WithLogger(quiet))
+		if err != nil {
+			rz.Close()
+		}
+		return m, rz, err
+	}
+	// until waits for the first status of m that cond accepts.
+	until := func(m *znodemonitor.Monitor, cond func(znodemonitor.Status) bool) znodemonitor.Status {
+		for st := range m.Observe(ctx) {
+			if cond(st) {
+				return st
+			}
+		}
+		return znodemonitor.Status{}
 	}
 
-	ann, annZK, annSays := join("ann")
-	<-annSays.spoke
-	bob, bobZK, bobSays := join("bob")
-	for bob.Node() == "" {
-		time.Sleep(time.Millisecond) // until Bob has looked and is waiting
+	ann, annZK, err := run("ann")
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	fmt.Println("bob is", bob.State())
+	until(ann, func(st znodemonitor.Status) bool { return st.State == znodemonitor.StateActive })
+	bob, bobZK, err := run("bob")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer bobZK.Close()
+	st := until(bob, func(st znodemonitor.Status) bool { return st.Node != "" })
+	fmt.Println("bob waits for", st.Node, "as", st.State)
 
-	ann.Close()
+	ann.Close() // silent first, then the znode goes
 	annZK.Close()
-	<-bobSays.spoke
-	fmt.Println("bob is", bob.State())
-
+	until(bob, func(st znodemonitor.Status) bool { return st.State == znodemonitor.StateActive })
 	bob.Close()
-	bobZK.Close()
 	// Output:
-	// ann starts speaking
-	// bob is inactive
-	// ann stops speaking
-	// bob starts speaking
-	// bob is active
-	// bob stops speaking
+	// ann may speak
+	// bob waits for /example-single as inactive
+	// ann must be silent
+	// bob may speak
+	// bob must be silent
 }

@@ -3,137 +3,88 @@
 // one that succeeds leads, and the others watch it and try again when it is
 // deleted.
 //
-// It is simpler than the sequential recipe, and it pays for it: each
-// deletion wakes every waiting candidate (the herd), and the next leader is
-// whoever wins the race, not whoever waited longest. The session handling
-// (paused, expired, reconnected) is nodemonitor's Monitor, shared by both.
+// It is simpler than nodemonitor's sequential recipe, and it pays for it:
+// each deletion wakes every waiting candidate (the herd), and the next
+// leader is whoever wins the race, not whoever waited longest. The handling
+// of the session (paused, expired, reconnected) and the two policies are
+// the election engine's, shared with nodemonitor.
 package znodemonitor
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 
-	"github.com/go-zookeeper/zk"
-
-	"zkspeaker/nodemonitor"
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
-// DefaultPath is the znode the candidates race to create.
-const DefaultPath = "/speaker"
-
-// Listener is the articles' NodeMonitorListener, which the ZNodeMonitor
-// calls too.
-type Listener = nodemonitor.Listener
-
-// singleFile is the recipe: create the znode, or watch whoever did.
-type singleFile struct {
-	zk   *recoverable.RecoverableZookeeper
-	path string
-	data []byte
-	acl  []zk.ACL
-	log  *slog.Logger
-	held int64 // the session that created the znode, 0 when we hold none
-
-	parentReady bool // the parents exist, as far as we know
+// Monitor is one candidate of a single-file election. It follows its
+// session, races for the znode when it is free, and tells its Listener when
+// to speak.
+type Monitor struct {
+	c *election.Candidate
 }
 
 // New starts a candidate of the single-file election for the znode
-// DefaultPath (or nodemonitor.WithPath), on the session of rz, that tells
-// listener when to speak. The options are nodemonitor's; WithWatch does not
-// apply here.
-func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...nodemonitor.Option) (*nodemonitor.Monitor, error) {
-	cfg, err := nodemonitor.NewConfig(append([]nodemonitor.Option{nodemonitor.WithPath(DefaultPath)}, opts...)...)
+// DefaultPath (unless WithPath says otherwise), on the session of rz, that
+// tells listener when to speak. It returns at once; the candidate races as
+// soon as there is a session.
+func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option) (*Monitor, error) {
+	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &singleFile{zk: rz, path: cfg.Path, data: []byte(listener.ProcessName()), acl: cfg.ACL, log: cfg.Logger}
-	return nodemonitor.Run(rz, listener, r, cfg), nil
+	r := &singleFile{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, log: cfg.logger}
+	return &Monitor{c: election.Run(rz, listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
 }
 
-// Check implements nodemonitor.Recipe: try to create the znode; on
-// node-exists, watch it.
-func (s *singleFile) Check(ctx context.Context) (nodemonitor.Decision, error) {
-	for {
-		session := s.zk.SessionID()
-		if s.held != 0 && s.held != session {
-			s.held = 0 // it died with the old session
-		}
-		if s.held == 0 {
-			if !s.parentReady {
-				if err := s.ensureParent(ctx); err != nil {
-					return nodemonitor.Decision{}, err
-				}
-				s.parentReady = true // not again at every race: the herd is costly enough
-			}
-			// A lost reply is settled inside: the znode is ours only if its
-			// EphemeralOwner is this session.
-			_, err := s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl)
-			switch {
-			case errors.Is(err, zk.ErrNoNode):
-				// An operator deleted the parent: create it again.
-				s.parentReady = false
-				continue
-			case err == nil && s.zk.SessionID() == session:
-				s.held = session
-				s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
-			case err == nil:
-				return nodemonitor.Decision{}, fmt.Errorf("znodemonitor: create %s: %w", s.path, nodemonitor.ErrSessionChanged)
-			case !errors.Is(err, zk.ErrNodeExists):
-				return nodemonitor.Decision{}, err
-			}
-		}
-		// Leader or not, watch the znode: the leader to notice a delete by
-		// hand, the others to race again when it goes.
-		ok, st, wake, err := s.zk.ExistsW(ctx, s.path)
-		if err != nil {
-			return nodemonitor.Decision{}, err
-		}
-		if !ok {
-			if s.held != 0 {
-				s.log.Warn("our znode is gone; trying again", "znode", s.path)
-				s.held = 0
-			}
-			continue // the holder left between our create and our watch
-		}
-		if s.held != 0 && st.EphemeralOwner != s.held {
-			// Deleted and re-created by someone else before we looked.
-			s.held = 0
-		}
-		if s.held == 0 {
-			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
-		}
-		return nodemonitor.Decision{Leader: s.held != 0, Node: s.path, Wake: wake}, nil
-	}
-}
+// State returns the Monitor's state now.
+func (m *Monitor) State() State { return m.c.State() }
 
-// ensureParent creates the znode's parents, if it has any.
-func (s *singleFile) ensureParent(ctx context.Context) error {
-	for i := len(s.path) - 1; i > 0; i-- {
-		if s.path[i] == '/' {
-			return s.zk.EnsurePath(ctx, s.path[:i], s.acl)
-		}
-	}
-	return nil
-}
+// Node returns the path of the znode we hold or wait for, or "" before the
+// first look.
+func (m *Monitor) Node() string { return m.c.Node() }
 
-// Leave implements nodemonitor.Recipe: delete the znode if we hold it on
-// this session.
-func (s *singleFile) Leave(ctx context.Context) error {
-	if s.held == 0 || s.held != s.zk.SessionID() {
-		return nil
-	}
-	// Delete only the version we saw as ours: if it was replaced, it is not ours.
-	ok, st, err := s.zk.Exists(ctx, s.path)
-	if err != nil || !ok || st.EphemeralOwner != s.held {
-		return err
-	}
-	if err := s.zk.Delete(ctx, s.path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return err
-	}
-	s.held = 0
-	s.log.Info("released the leader znode", "znode", s.path)
-	return nil
-}
+// Notifications returns how many watch notifications woke this candidate:
+// under single-file, every waiter is woken by every change of leader.
+func (m *Monitor) Notifications() int64 { return m.c.Notifications() }
+
+// Observe returns a channel that carries the Monitor's status now, then
+// every change of its state or znode, in order, none dropped. It closes
+// after the StateClosed status, or when ctx is done.
+func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observe(ctx) }
+
+// Close stops speaking, deletes the znode if we hold it so that another
+// candidate takes over at once, and waits for the Monitor's goroutine. It
+// does not close the session, which belongs to the caller. It is safe to
+// call more than once.
+func (m *Monitor) Close() { m.c.Close() }
+
+// Listener is told when to speak: the articles' NodeMonitorListener, which
+// the ZNodeMonitor calls too. speaker.Speaker is one.
+type Listener = election.Listener
+
+// State is a Monitor's view of its own leadership.
+type State = election.State
+
+// The states of a Monitor.
+const (
+	StateInactive = election.StateInactive // not the leader: waiting, or not yet joined
+	StateActive   = election.StateActive   // the leader, holding the znode on a live session
+	StatePaused   = election.StatePaused   // the leader lost its connection and does not know yet
+	StateClosed   = election.StateClosed   // Close was called
+)
+
+// Status is a Monitor's state and znode at one moment: what Observe sends.
+type Status = election.Status
+
+// Policy says what a paused leader does.
+type Policy = election.Policy
+
+// The policies of a paused leader.
+const (
+	AtMostOne  = election.AtMostOne  // silent while paused, confirms before each act: never two leaders
+	AtLeastOne = election.AtLeastOne // speaks on while paused: never no leader, maybe two for a moment
+)
+
+// ErrInvalid is wrapped by every error about a bad option value.
+var ErrInvalid = election.ErrInvalid

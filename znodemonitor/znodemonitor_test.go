@@ -3,19 +3,26 @@ package znodemonitor_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"zkspeaker/internal/electiontest"
 	"zkspeaker/internal/zktest"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
 
+// single starts single-file candidates with opts, for electiontest.
+func single(opts ...znodemonitor.Option) electiontest.NewMonitor {
+	return func(rz *recoverable.RecoverableZookeeper, l znodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
+		return znodemonitor.New(rz, l, append([]znodemonitor.Option{znodemonitor.WithLogger(log)}, opts...)...)
+	}
+}
+
 func TestExactlyOneLeaderAmongFive(t *testing.T) {
 	cluster := zktest.Start(t, 1)
-	cands := electiontest.Spawn(t, cluster.Servers(), 5, znodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), 5, single())
 	leader := electiontest.OneLeader(t, cands, 500*time.Millisecond)
 	if leader != 0 {
 		t.Fatalf("candidate %d leads, want the first, which created the znode", leader)
@@ -32,7 +39,7 @@ func TestExactlyOneLeaderAmongFive(t *testing.T) {
 func TestSingleFileWakesEveryWaiter(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	const n = 5
-	cands := electiontest.Spawn(t, cluster.Servers(), n, znodemonitor.New)
+	cands := electiontest.Spawn(t, cluster.Servers(), n, single())
 	electiontest.OneLeader(t, cands, 0)
 	before := electiontest.Notifications(cands[1:])
 	cands[0].Leave()
@@ -44,7 +51,7 @@ func TestSingleFileWakesEveryWaiter(t *testing.T) {
 
 func TestOperatorDeletingTheZnode(t *testing.T) {
 	cluster := zktest.Start(t, 1)
-	cands := electiontest.Spawn(t, cluster.Servers(), 3, znodemonitor.New, nodemonitor.WithPath("/demo/speaker"))
+	cands := electiontest.Spawn(t, cluster.Servers(), 3, single(znodemonitor.WithPath("/demo/speaker")))
 	leader := electiontest.OneLeader(t, cands, 0)
 	operator := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -72,7 +79,7 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
 			path := fmt.Sprintf("/expiry-%d/speaker", rep)
-			electiontest.LostCreateAcrossExpiry(t, cluster, znodemonitor.New, path, path,
+			electiontest.LostCreateAcrossExpiry(t, cluster, single(znodemonitor.WithPath(path)), path,
 				func(ctx context.Context, rz *recoverable.RecoverableZookeeper) ([]string, error) {
 					ok, _, err := rz.Exists(ctx, path)
 					if !ok {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/bench"
+	"zkspeaker/internal/ensemble"
 	"zkspeaker/nodemonitor"
 )
 
@@ -41,7 +43,7 @@ func benchCommand() *cli.Command {
 // benchPlan is the bench's settings after every flag was checked.
 type benchPlan struct {
 	servers []string
-	cases   []benchCase
+	cases   []bench.Case
 	session time.Duration
 	window  time.Duration
 	json    bool
@@ -82,19 +84,21 @@ func parseBench(c *cli.Context) (benchPlan, error) {
 		watches = append(watches, w)
 	}
 	for _, e := range strings.Split(c.String("election"), ",") {
-		switch e = strings.TrimSpace(e); e {
-		case "sequential":
-			for _, w := range watches {
-				for _, n := range counts {
-					p.cases = append(p.cases, benchCase{election: e, watch: w, candidates: n, rounds: rounds})
-				}
+		k, err := lookupKind(strings.TrimSpace(e))
+		if err != nil {
+			return p, err
+		}
+		modes := watches
+		if !k.hasWatch {
+			if c.IsSet("watch") && len(strings.Split(c.String("election"), ",")) == 1 {
+				return p, badFlag("watch", "does not apply to --election %s", k.name)
 			}
-		case "single-file":
+			modes = modes[:1] // the watch does not apply: one row per count
+		}
+		for _, w := range modes {
 			for _, n := range counts {
-				p.cases = append(p.cases, benchCase{election: e, candidates: n, rounds: rounds})
+				p.cases = append(p.cases, k.benchCase(w, n, rounds))
 			}
-		default:
-			return p, badFlag("election", "unknown value %q (want sequential or single-file)", e)
 		}
 	}
 	return p, nil
@@ -113,30 +117,35 @@ func runBench(c *cli.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 
 	if plan.servers == nil {
-		srv, err := startBenchServer(ctx)
+		// Sessions of up to 10 minutes, so that idle candidates never expire.
+		srv, err := ensemble.StartStandalone(ctx, "ZK_TICK_MS=2000", "ZK_MAX_SESSION_MS=600000")
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (or give --servers)", err)
 		}
-		defer srv.stop()
-		plan.servers = []string{srv.addr}
-		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.addr)
+		defer srv.Stop()
+		plan.servers = []string{srv.Addr}
+		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.Addr)
 	}
-	b := &bench{servers: plan.servers, session: plan.session, log: log, probes: map[string]int64{}}
+	b := bench.New(plan.servers, plan.session, log)
 	out := newBenchOutput(os.Stdout, plan.json)
 	for _, bc := range plan.cases {
-		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.candidates, bc.rounds)
-		row, err := b.run(ctx, bc)
+		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.Candidates, bc.Rounds)
+		row, err := b.Run(ctx, bc)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s at %d candidates: %w", bc, bc.candidates, err)
+			return fmt.Errorf("%s at %d candidates: %w", bc, bc.Candidates, err)
 		}
 		out.row(row)
 	}
 	out.flush()
 	if plan.window > 0 {
-		procs, err := measureProcesses(ctx, plan.servers, plan.window)
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		procs, err := bench.MeasureProcesses(ctx, exe, plan.servers, plan.window)
 		if err != nil {
 			return err
 		}
@@ -161,7 +170,7 @@ func newBenchOutput(w io.Writer, asJSON bool) *benchOutput {
 	return o
 }
 
-func (o *benchOutput) row(r benchRow) {
+func (o *benchOutput) row(r bench.Row) {
 	if o.json {
 		_ = json.NewEncoder(o.w).Encode(r)
 		return
@@ -176,7 +185,7 @@ func (o *benchOutput) flush() {
 	}
 }
 
-func (o *benchOutput) processes(ps []processUsage) {
+func (o *benchOutput) processes(ps []bench.ProcessUsage) {
 	if o.json {
 		for _, p := range ps {
 			_ = json.NewEncoder(o.w).Encode(p)

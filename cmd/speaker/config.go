@@ -14,13 +14,12 @@ import (
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
-	"zkspeaker/znodemonitor"
 )
 
 // config is the speaker's settings after every flag was checked.
 type config struct {
 	servers        []string
-	election       string
+	election       electionKind
 	path           string
 	interval       time.Duration
 	out            string
@@ -79,8 +78,8 @@ func parseConfig(c *cli.Context) (config, error) {
 	if cfg.election, cfg.path, err = parseElection(c); err != nil {
 		return cfg, err
 	}
-	if cfg.election == "single-file" && c.IsSet("watch") {
-		return cfg, badFlag("watch", "applies only to --election sequential")
+	if !cfg.election.hasWatch && c.IsSet("watch") {
+		return cfg, badFlag("watch", "does not apply to --election %s", cfg.election.name)
 	}
 	if cfg.watch, err = nodemonitor.ParseWatchMode(c.String("watch")); err != nil {
 		return cfg, badFlag("watch", "unknown value %q (want predecessor or children)", c.String("watch"))
@@ -122,23 +121,18 @@ func parseConfig(c *cli.Context) (config, error) {
 
 // parseElection checks --election and --path; the path defaults to the
 // recipe's own.
-func parseElection(c *cli.Context) (election, path string, err error) {
-	election = c.String("election")
-	switch election {
-	case "sequential":
-		path = nodemonitor.DefaultPath
-	case "single-file":
-		path = znodemonitor.DefaultPath
-	default:
-		return "", "", badFlag("election", "unknown value %q (want sequential or single-file)", election)
+func parseElection(c *cli.Context) (kind electionKind, path string, err error) {
+	if kind, err = lookupKind(c.String("election")); err != nil {
+		return kind, "", err
 	}
+	path = kind.defaultPath
 	if c.IsSet("path") {
 		path = c.String("path")
 	}
 	if err := nodemonitor.ValidatePath(path); err != nil {
-		return "", "", badFlag("path", "%s", strings.TrimPrefix(err.Error(), nodemonitor.ErrInvalid.Error()+": "))
+		return kind, "", badFlag("path", "%s", strings.TrimPrefix(err.Error(), nodemonitor.ErrInvalid.Error()+": "))
 	}
-	return election, path, nil
+	return kind, path, nil
 }
 
 // parseServers checks a connection string: host:port entries, commas between.

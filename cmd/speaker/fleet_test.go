@@ -134,17 +134,6 @@ func between(times []time.Time, from, to time.Time) int {
 	return len(slices.DeleteFunc(slices.Clone(times), func(ts time.Time) bool { return !ts.After(from) || !ts.Before(to) }))
 }
 
-// others returns every member but m.
-func (f *fleet) others(m *member) []*member {
-	var out []*member
-	for _, o := range f.members {
-		if o != m {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 // noOrphans waits until the election holds exactly one znode per live
 // member, each owned by a different session: nothing left behind.
 func noOrphans(t *testing.T, cluster *zktest.Cluster, election string, alive int) {

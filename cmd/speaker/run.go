@@ -13,10 +13,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
-	"zkspeaker/znodemonitor"
 )
 
 // runSpeaker is the default action: the articles' SpeakerServer. It wires a
@@ -58,19 +56,12 @@ func runSpeaker(c *cli.Context) error {
 	}
 	go func() { _ = rz.WaitConnected(ctx) }() // logs while ZooKeeper is out of reach
 
-	opts := []nodemonitor.Option{nodemonitor.WithPath(cfg.path), nodemonitor.WithPolicy(cfg.policy),
-		nodemonitor.WithWatch(cfg.watch), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log)}
-	var mon *nodemonitor.Monitor
-	if cfg.election == "single-file" {
-		mon, err = znodemonitor.New(rz, spk, opts...)
-	} else {
-		mon, err = nodemonitor.New(rz, spk, opts...)
-	}
+	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
 	if err != nil {
 		rz.Close()
 		return err
 	}
-	log.Info("speaker started", "election", cfg.election, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
+	log.Info("speaker started", "election", cfg.election.name, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
 
 	<-ctx.Done()
 	log.Info("shutting down: stop speaking, leave the election, close the session")
@@ -82,7 +73,7 @@ func runSpeaker(c *cli.Context) error {
 // session so that the successor takes over without waiting for a timeout.
 // With ZooKeeper out of reach that could hang, so it gives up after 900 ms:
 // the process must exit within a second.
-func shutdown(log *slog.Logger, spk *speaker.Speaker, mon *nodemonitor.Monitor, rz *recoverable.RecoverableZookeeper) {
+func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverable.RecoverableZookeeper) {
 	// Close, not StopSpeaking: the monitor may still win the election before
 	// it is closed, and its StartSpeaking must not write another line.
 	if err := spk.Close(); err != nil {

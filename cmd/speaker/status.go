@@ -15,9 +15,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/nodemonitor"
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
-	"zkspeaker/znodemonitor"
 )
 
 func statusCommand() *cli.Command {
@@ -82,10 +81,10 @@ func runStatus(c *cli.Context) error {
 type statusPrinter struct {
 	w        io.Writer
 	servers  []string
-	election string
+	election electionKind
 	path     string
 	clear    bool
-	modes    []recoverable.ServerInfo
+	modes    []fourletter.ServerInfo
 	last     string // what was printed last, without its time
 }
 
@@ -131,25 +130,8 @@ func (s *statusPrinter) watch(ctx context.Context, rz *recoverable.RecoverableZo
 // print reads and prints the election once and returns the watch that fires
 // at its next change.
 func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZookeeper) (<-chan zk.Event, error) {
-	var (
-		b    strings.Builder
-		wake <-chan zk.Event
-		err  error
-	)
-	watches, haveWatches := s.watchesBySession(ctx)
-	if s.election == "single-file" {
-		var h znodemonitor.Holder
-		h, wake, err = znodemonitor.Inspect(ctx, rz, s.path)
-		if err == nil {
-			writeHolder(&b, h, watches, haveWatches, rz.SessionID())
-		}
-	} else {
-		var v nodemonitor.View
-		v, wake, err = nodemonitor.Inspect(ctx, rz, s.path)
-		if err == nil {
-			writeView(&b, v, watches, haveWatches)
-		}
-	}
+	var b strings.Builder
+	wake, err := s.election.inspect(ctx, rz, s.path, &b, s.watchesBySession(ctx))
 	s.modes = s.serverModes(ctx)
 	b.WriteString("servers\n")
 	for _, m := range s.modes {
@@ -169,7 +151,7 @@ func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZo
 	if s.clear {
 		_, _ = io.WriteString(s.w, "\033[H\033[2J")
 	}
-	fmt.Fprintf(s.w, "election %s (%s) at %s\n%s", s.path, s.election, time.Now().UTC().Format(time.TimeOnly), s.last)
+	fmt.Fprintf(s.w, "election %s (%s) at %s\n%s", s.path, s.election.name, time.Now().UTC().Format(time.TimeOnly), s.last)
 	return wake, err
 }
 
@@ -191,34 +173,34 @@ func ensembleSize(ctx context.Context, rz *recoverable.RecoverableZookeeper) int
 }
 
 // serverModes asks every server for its mode with srvr.
-func (s *statusPrinter) serverModes(ctx context.Context) []recoverable.ServerInfo {
+func (s *statusPrinter) serverModes(ctx context.Context) []fourletter.ServerInfo {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	out := make([]recoverable.ServerInfo, len(s.servers))
+	out := make([]fourletter.ServerInfo, len(s.servers))
 	for i, addr := range s.servers {
-		info := recoverable.Srvr(ctx, addr)
-		out[i] = recoverable.ServerInfo{Addr: info.Addr, Mode: info.Mode} // only what status shows
+		info := fourletter.Srvr(ctx, addr)
+		out[i] = fourletter.ServerInfo{Addr: info.Addr, Mode: info.Mode} // only what status shows
 	}
 	return out
 }
 
 // watchesBySession merges wchc from every server: which paths each session
-// watches. The second result is false when no server allowed wchc.
-func (s *statusPrinter) watchesBySession(ctx context.Context) (map[int64][]string, bool) {
+// watches. It is not known when no server allowed wchc.
+func (s *statusPrinter) watchesBySession(ctx context.Context) sessionWatches {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	all, ok := map[int64][]string{}, false
+	all := sessionWatches{bySession: map[int64][]string{}}
 	for _, addr := range s.servers {
-		w, err := recoverable.Watches(ctx, addr)
+		w, err := fourletter.Watches(ctx, addr)
 		if err != nil {
 			continue
 		}
-		ok = true
+		all.known = true
 		for id, paths := range w {
-			all[id] = append(all[id], paths...)
+			all.bySession[id] = append(all.bySession[id], paths...)
 		}
 	}
-	return all, ok
+	return all
 }
 
 func isTerminal(f *os.File) bool {

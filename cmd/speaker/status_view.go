@@ -15,7 +15,7 @@ import (
 // watches. The WATCHES column comes from the servers (wchc) when they allow
 // it, so it shows what the candidates really watch: one predecessor each
 // by default, the whole list under --watch children (the herd).
-func writeView(b *strings.Builder, v nodemonitor.View, watches map[int64][]string, haveWatches bool) {
+func writeView(b *strings.Builder, v nodemonitor.View, watches sessionWatches) {
 	if !v.Exists {
 		fmt.Fprintf(b, "  %s does not exist: no speaker has joined yet\n", v.Path)
 		return
@@ -32,7 +32,7 @@ func writeView(b *strings.Builder, v nodemonitor.View, watches map[int64][]strin
 		if i == 0 {
 			role = "leader"
 		}
-		w := watching(v, i, watches, haveWatches)
+		w := watching(v, i, watches)
 		guessed = guessed || strings.HasSuffix(w, "?")
 		fmt.Fprintf(tw, "  %010d\t%s\t0x%x\t%s\t%s\n", seat.Seq, seat.Data, seat.Owner, w, role)
 	}
@@ -43,8 +43,8 @@ func writeView(b *strings.Builder, v nodemonitor.View, watches map[int64][]strin
 }
 
 // watching says what seat i watches, in words.
-func watching(v nodemonitor.View, i int, watches map[int64][]string, haveWatches bool) string {
-	if !haveWatches {
+func watching(v nodemonitor.View, i int, watches sessionWatches) string {
+	if !watches.known {
 		// The servers would not say (wchc not allowed): tell what the
 		// default recipe does, and say that it is expected, not seen.
 		if p := v.Predecessor(i); p != nil {
@@ -53,7 +53,7 @@ func watching(v nodemonitor.View, i int, watches map[int64][]string, haveWatches
 		return "itself?"
 	}
 	var out []string
-	for _, path := range watches[v.Seats[i].Owner] {
+	for _, path := range watches.bySession[v.Seats[i].Owner] {
 		switch {
 		case path == v.Path:
 			out = append(out, "all (children)")
@@ -82,17 +82,17 @@ func watching(v nodemonitor.View, i int, watches map[int64][]string, haveWatches
 
 // writeHolder prints a single-file election: the holder, and the sessions
 // waiting for its znode to go, when the servers allow wchc.
-func writeHolder(b *strings.Builder, h znodemonitor.Holder, watches map[int64][]string, haveWatches bool, self int64) {
+func writeHolder(b *strings.Builder, h znodemonitor.Holder, watches sessionWatches, self int64) {
 	if !h.Held {
 		fmt.Fprintf(b, "  nobody holds %s: nobody speaks\n", h.Path)
 	} else {
 		fmt.Fprintf(b, "  leader  %s  session 0x%x  epoch %d\n", h.Data, h.Owner, h.Czxid)
 	}
-	if !haveWatches {
+	if !watches.known {
 		return
 	}
 	var waiting []string
-	for id, paths := range watches {
+	for id, paths := range watches.bySession {
 		if id != h.Owner && id != self && slices.Contains(paths, h.Path) {
 			waiting = append(waiting, fmt.Sprintf("0x%x", id))
 		}

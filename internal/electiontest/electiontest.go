@@ -3,25 +3,39 @@
 package electiontest
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/internal/zktest"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 )
 
-// NewMonitor is nodemonitor.New or znodemonitor.New.
-type NewMonitor func(*recoverable.RecoverableZookeeper, nodemonitor.Listener, ...nodemonitor.Option) (*nodemonitor.Monitor, error)
+// Monitor is what the tests need of a nodemonitor.Monitor or a
+// znodemonitor.Monitor.
+type Monitor interface {
+	State() election.State
+	Node() string
+	Notifications() int64
+	Observe(ctx context.Context) <-chan election.Status
+	Close()
+}
+
+// NewMonitor starts a monitor of one recipe for listener on the session of
+// rz, logging to log: nodemonitor.New or znodemonitor.New with the test's
+// options.
+type NewMonitor func(rz *recoverable.RecoverableZookeeper, listener election.Listener, log *slog.Logger) (Monitor, error)
 
 // Candidate is one in-process speaker: its session, monitor and listener.
 type Candidate struct {
 	Name     string
 	ZK       *recoverable.RecoverableZookeeper
-	Monitor  *nodemonitor.Monitor
+	Monitor  Monitor
 	Listener *zktest.Listener
 }
 
@@ -36,23 +50,38 @@ var Connect = zktest.Connect
 
 // Spawn starts n candidates one after another, each on its own session,
 // and waits until each has joined, so that they queue in order.
-func Spawn(t testing.TB, servers []string, n int, newMonitor NewMonitor, opts ...nodemonitor.Option) []*Candidate {
+func Spawn(t testing.TB, servers []string, n int, newMonitor NewMonitor) []*Candidate {
 	t.Helper()
 	var out []*Candidate
 	for i := 0; i < n; i++ {
-		c := &Candidate{Name: fmt.Sprintf("c%d", i), Listener: nil}
-		c.Listener = zktest.NewListener(c.Name)
+		c := &Candidate{Name: fmt.Sprintf("c%d", i), Listener: zktest.NewListener(fmt.Sprintf("c%d", i))}
 		c.ZK = Connect(t, servers, 2*time.Second)
-		m, err := newMonitor(c.ZK, c.Listener, append([]nodemonitor.Option{nodemonitor.WithLogger(zktest.Logger(t).With("candidate", c.Name))}, opts...)...)
+		m, err := newMonitor(c.ZK, c.Listener, zktest.Logger(t).With("candidate", c.Name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Monitor = m
 		t.Cleanup(m.Close)
-		Eventually(t, 10*time.Second, fmt.Sprintf("%s joins", c.Name), func() bool { return m.Node() != "" })
+		WaitStatus(t, m, 10*time.Second, c.Name+" joins", func(s election.Status) bool { return s.Node != "" })
 		out = append(out, c)
 	}
 	return out
+}
+
+// WaitStatus follows m through Observe until cond holds for its status, and
+// fails the test with what after timeout.
+func WaitStatus(t testing.TB, m Monitor, timeout time.Duration, what string, cond func(election.Status) bool) election.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last election.Status
+	for s := range m.Observe(ctx) {
+		if last = s; cond(s) {
+			return s
+		}
+	}
+	t.Fatalf("timed out after %v waiting until %s (last status: %v, %q)", timeout, what, last.State, last.Node)
+	return last
 }
 
 // Eventually polls cond every 5 ms until it holds, and fails the test with
@@ -89,7 +118,7 @@ func OneLeader(t testing.TB, cands []*Candidate, hold time.Duration) int {
 		if len(s) > 1 {
 			t.Fatalf("candidates %v speak at once", s)
 		}
-		if len(s) == 1 && cands[s[0]].Monitor.State() == nodemonitor.StateActive {
+		if len(s) == 1 && cands[s[0]].Monitor.State() == election.StateActive {
 			leader = s[0]
 			return true
 		}

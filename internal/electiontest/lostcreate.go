@@ -6,19 +6,17 @@ import (
 	"time"
 
 	"zkspeaker/internal/zktest"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 )
 
-// LostCreateAcrossExpiry runs one candidate of newMonitor at path through a
-// proxy that drops the reply to its first create under trap and then
+// LostCreateAcrossExpiry runs one candidate of newMonitor through a proxy that drops the reply to its first create under trap and then
 // refuses connections for three session timeouts. The session expires while
 // the client still waits, and go-zookeeper sends the create's retry on the
 // new session. Afterwards the candidate must lead on the new session with
 // exactly one znode, owned by that session: a second znode of a live
 // session would stand in the line for nobody. znodes lists the election's
 // znodes by full path.
-func LostCreateAcrossExpiry(t *testing.T, cluster *zktest.Cluster, newMonitor NewMonitor, path, trap string,
+func LostCreateAcrossExpiry(t *testing.T, cluster *zktest.Cluster, newMonitor NewMonitor, trap string,
 	znodes func(context.Context, *recoverable.RecoverableZookeeper) ([]string, error)) {
 	t.Helper()
 	proxy := zktest.NewProxy(t, cluster.Server(0))
@@ -26,7 +24,7 @@ func LostCreateAcrossExpiry(t *testing.T, cluster *zktest.Cluster, newMonitor Ne
 	oldSession := rz.SessionID()
 	proxy.RefuseAfterCreate(trap)
 	l := zktest.NewListener("late")
-	m, err := newMonitor(rz, l, nodemonitor.WithPath(path), nodemonitor.WithLogger(zktest.Logger(t)))
+	m, err := newMonitor(rz, l, zktest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func ReadTerms(t testing.TB, path string, mayReturn bool) []Term {
 		t.Fatal(err)
 	}
 	for _, a := range tl.Anomalies {
-		if a.Kind != "overlap" { // checked below, more strictly
+		if a.Kind != speaker.AnomalyOverlap { // checked below, more strictly
 			t.Fatalf("%s line %d: %s: %s", path, a.Line, a.Kind, a.Detail)
 		}
 	}

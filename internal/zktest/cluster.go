@@ -3,13 +3,13 @@ package zktest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 	"time"
-	"zkspeaker/recoverable"
+
+	"zkspeaker/internal/ensemble"
+	"zkspeaker/internal/fourletter"
 )
 
 // TickTime is the servers' tick: sessions from 2 ticks (400 ms) are
@@ -23,7 +23,7 @@ const MaxSessionTimeout = 20 * time.Second
 
 // Cluster is a real standalone server or ensemble, stopped by t.Cleanup.
 type Cluster struct {
-	t       testing.TB
+	t       TB
 	inst    install
 	servers []*server
 }
@@ -31,7 +31,7 @@ type Cluster struct {
 // Start runs n real ZooKeeper servers on free loopback ports: a standalone
 // server when n is 1, an ensemble otherwise. It returns once every server
 // serves, and fails the test (never skips it) when ZooKeeper is missing.
-func Start(t testing.TB, n int) *Cluster {
+func Start(t TB, n int) *Cluster {
 	t.Helper()
 	inst := requireZooKeeper(t)
 	var lastErr error
@@ -55,14 +55,14 @@ func Start(t testing.TB, n int) *Cluster {
 }
 
 func (c *Cluster) start(n int) error {
-	ports, err := freePorts(3 * n)
+	port, err := ensemble.FreeBase(n)
 	if err != nil {
 		return err
 	}
 	var peers strings.Builder
 	if n > 1 {
 		for i := 0; i < n; i++ {
-			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, ports[n+i], ports[2*n+i])
+			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, port+ensemble.PeerOffset+i, port+ensemble.ElectionOffset+i)
 		}
 	}
 	base, err := os.MkdirTemp("", "zktest-")
@@ -72,7 +72,7 @@ func (c *Cluster) start(n int) error {
 	c.t.Cleanup(func() { os.RemoveAll(base) })
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(base, fmt.Sprintf("zk%d", i+1))
-		s := &server{id: i + 1, dir: dir, port: ports[i], inst: c.inst}
+		s := &server{id: i + 1, dir: dir, port: port + i, inst: c.inst}
 		if err := s.configure(peers.String()); err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func (c *Cluster) WaitServing(i int) {
 func (c *Cluster) Mode(i int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return recoverable.Srvr(ctx, c.servers[i].addr()).Mode
+	return fourletter.Srvr(ctx, c.servers[i].addr()).Mode
 }
 
 // Leader returns the index of the ensemble's leader, or -1.
@@ -162,24 +162,4 @@ func (c *Cluster) dumpLogs() {
 	for _, s := range c.servers {
 		c.t.Logf("zktest: last lines of server %d's log:\n%s", s.id, s.logTail(200))
 	}
-}
-
-// freePorts asks the kernel for n distinct free loopback ports.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

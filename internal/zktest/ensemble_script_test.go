@@ -2,14 +2,14 @@ package zktest
 
 import (
 	"fmt"
-	"math/rand"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"zkspeaker/internal/ensemble"
 )
 
 // ensembleScript runs ensemble-scripts/ensemble.sh with its own folder and
@@ -27,25 +27,13 @@ func newEnsembleScript(t *testing.T) *ensembleScript {
 	return e
 }
 
-// freeBase picks a base port whose client, peer and election ports are free.
+// freeBase picks a base port for a 3-server ensemble.
 func freeBase(t *testing.T) int {
-	for tries := 0; tries < 50; tries++ {
-		base := 20000 + rand.Intn(7000)
-		free := true
-		for _, off := range []int{0, 1, 2, 1000, 1001, 1002, 2000, 2001, 2002} {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off))
-			if err != nil {
-				free = false
-				break
-			}
-			l.Close()
-		}
-		if free {
-			return base
-		}
+	base, err := ensemble.FreeBase(3)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free block of ports")
-	return 0
+	return base
 }
 
 func (e *ensembleScript) run(args ...string) (string, error) {

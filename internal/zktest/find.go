@@ -7,14 +7,14 @@ package zktest
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"zkspeaker/internal/ensemble"
 )
 
 // install is what zk-env.sh found.
@@ -28,23 +28,11 @@ var (
 	findError error
 )
 
-// RepoRoot returns the directory of the module's go.mod, found by walking up
-// from the working directory.
+// RepoRoot returns the repository's top folder: the one that holds
+// ensemble-scripts, found by ensemble.Scripts.
 func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("zktest: no go.mod above the working directory")
-		}
-		dir = parent
-	}
+	scripts, err := ensemble.Scripts()
+	return filepath.Dir(scripts), err
 }
 
 // findZooKeeper runs ensemble-scripts/zk-env.sh once per test binary.
@@ -81,7 +69,7 @@ func findZooKeeper() (install, error) {
 // requireZooKeeper fails the test, never skips it, when ZooKeeper is missing:
 // a suite that silently skips proves nothing. Under -short it skips, since
 // -short is the unit-only mode.
-func requireZooKeeper(t testing.TB) install {
+func requireZooKeeper(t TB) install {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("testing.Short() is set: -short runs unit tests only, and this one needs a real ZooKeeper server")

@@ -1,12 +1,13 @@
 package zktest
 
 import (
+	"context"
 	"sync"
 	"time"
 )
 
 // Listener records what a monitor tells it, for tests that run candidates in
-// process. It satisfies nodemonitor.Listener.
+// process. It satisfies the monitors' Listener.
 type Listener struct {
 	name     string
 	mu       sync.Mutex
@@ -18,8 +19,9 @@ type Listener struct {
 // NewListener returns a silent Listener called name.
 func NewListener(name string) *Listener { return &Listener{name: name} }
 
-// StartSpeaking records the start of a term.
-func (l *Listener) StartSpeaking() {
+// StartSpeaking records the start of a term. It keeps no confirm: the
+// tests that need one run a real speaker.Speaker.
+func (l *Listener) StartSpeaking(func(context.Context) (int64, error)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.speaking {

@@ -5,11 +5,25 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"zkspeaker/internal/leakcheck"
 )
 
-// mainTB is the little of testing.TB that Start needs outside a test.
+// TB is the part of testing.TB that Start needs. *testing.T and
+// *testing.B have it, and so has Main's own, which runs outside any test.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+}
+
+// mainTB is Main's TB: cleanups run when Main ends, and a fatal error ends
+// Main with status 1.
 type mainTB struct {
-	testing.TB
 	cleanups []func()
 	failed   bool
 }
@@ -25,8 +39,9 @@ func (m *mainTB) Skip(...any)               { panic(errSkip) }
 var errFatal, errSkip = new(int), new(int)
 
 // Main runs a package's tests and examples with one standalone server for
-// the examples, whose addresses it stores in *servers. Under -short it
-// starts nothing and skips the examples, which need the server.
+// the examples, whose addresses it stores in *servers, then checks that the
+// tests left no goroutine running (leakcheck). Under -short it starts
+// nothing and skips the examples, which need the server.
 func Main(m *testing.M, servers *[]string) (code int) {
 	flag.Parse()
 	if testing.Short() {
@@ -35,7 +50,7 @@ func Main(m *testing.M, servers *[]string) (code int) {
 			skip = s.Value.String() + "|" + skip
 		}
 		_ = flag.Set("test.skip", skip)
-		return m.Run()
+		return leakcheck.Main(m)
 	}
 	tb := &mainTB{}
 	defer func() {
@@ -48,6 +63,7 @@ func Main(m *testing.M, servers *[]string) (code int) {
 			}
 			code = 1
 		}
+		code = leakcheck.Check(code)
 	}()
 	*servers = Start(tb, 1).Servers()
 	return m.Run()

@@ -10,7 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"zkspeaker/recoverable"
+
+	"zkspeaker/internal/fourletter"
 )
 
 // server is one ZooKeeper JVM.
@@ -105,7 +106,7 @@ func (s *server) stop(kill bool) {
 func (s *server) srvr() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return recoverable.FourLetterWord(ctx, s.addr(), "srvr")
+	return fourletter.FourLetterWord(ctx, s.addr(), "srvr")
 }
 
 func (s *server) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }

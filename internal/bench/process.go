@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// processUsage is what one speaker process cost over a window.
-type processUsage struct {
+// ProcessUsage is what one speaker process cost over a window; its JSON is
+// a line of `speaker bench --json`.
+type ProcessUsage struct {
 	Process    string  `json:"process"`
 	Role       string  `json:"role"`
 	Interval   string  `json:"interval"`
@@ -27,16 +28,12 @@ type processUsage struct {
 // 100 on every Linux that Go runs on.
 const clockTicks = 100
 
-// measureProcesses runs two real speaker processes (this binary) at a 1 s
-// interval, a leader and a follower, and reads their resident memory and
-// CPU time from /proc over window.
-func measureProcesses(ctx context.Context, servers []string, window time.Duration) ([]processUsage, error) {
+// MeasureProcesses runs two real speaker processes of the binary exe at a
+// 1 s interval, a leader and a follower, and reads their resident memory
+// and CPU time from /proc over window.
+func MeasureProcesses(ctx context.Context, exe string, servers []string, window time.Duration) ([]ProcessUsage, error) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		return nil, fmt.Errorf("measuring a speaker process needs Linux's /proc; use --process-window 0")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "zkspeaker-bench-proc-")
 	if err != nil {
@@ -78,7 +75,7 @@ func measureProcesses(ctx context.Context, servers []string, window time.Duratio
 	case <-time.After(window):
 	}
 	elapsed := time.Since(start)
-	var usage []processUsage
+	var usage []ProcessUsage
 	for i, p := range procs {
 		after, err := cpuTicks(p.Process.Pid)
 		if err != nil {
@@ -89,7 +86,7 @@ func measureProcesses(ctx context.Context, servers []string, window time.Duratio
 			return nil, err
 		}
 		cpu := float64(after-before[i]) / clockTicks / elapsed.Seconds() * 100
-		usage = append(usage, processUsage{Process: "speaker", Role: []string{"leader", "follower"}[i], Interval: "1s",
+		usage = append(usage, ProcessUsage{Process: "speaker", Role: []string{"leader", "follower"}[i], Interval: "1s",
 			RSSMB: float64(rss) / 1024, CPUPercent: cpu, WindowS: elapsed.Seconds()})
 	}
 	return usage, nil

@@ -1,4 +1,8 @@
-package recoverable
+// Package fourletter asks ZooKeeper servers about themselves with the
+// four-letter words (srvr, wchc, ruok...): how `speaker status` shows an
+// ensemble and who watches what, how `speaker bench` counts the requests a
+// failover costs, and how the test harness knows a server is up.
+package fourletter
 
 import (
 	"bufio"

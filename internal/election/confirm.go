@@ -1,4 +1,4 @@
-package nodemonitor
+package election
 
 import (
 	"context"
@@ -8,7 +8,16 @@ import (
 
 // ErrNotLeader is returned by Confirm when this candidate cannot prove,
 // right now, that it leads.
-var ErrNotLeader = errors.New("nodemonitor: not confirmed as leader")
+var ErrNotLeader = errors.New("election: not confirmed as leader")
+
+// confirmer is what StartSpeaking hands the listener: Confirm under
+// at-most-one, nothing under at-least-one, which bets on the session instead.
+func (c *Candidate) confirmer() func(context.Context) (int64, error) {
+	if c.policy == AtMostOne {
+		return c.Confirm
+	}
+	return nil
+}
 
 // Confirm asks ZooKeeper, with a sync and a read, whether we still lead: our
 // znode must exist and be owned by the session we hold now. It returns the
@@ -22,28 +31,28 @@ var ErrNotLeader = errors.New("nodemonitor: not confirmed as leader")
 // shorter than its interval, and stays silent when it fails. A window
 // remains between the answer and the write; only fencing at the storage
 // (see speaker.WithFence) closes it.
-func (m *Monitor) Confirm(ctx context.Context) (epoch int64, err error) {
-	m.mu.Lock()
-	state, node := m.state, m.node
-	m.mu.Unlock()
+func (c *Candidate) Confirm(ctx context.Context) (epoch int64, err error) {
+	c.mu.Lock()
+	state, node := c.status.State, c.status.Node
+	c.mu.Unlock()
 	if state != StateActive || node == "" {
 		return 0, fmt.Errorf("%w: state %v", ErrNotLeader, state)
 	}
-	session := m.zk.SessionID()
+	session := c.zk.SessionID()
 	// A server answers reads from its own copy. A follower cut off from the
 	// ZooKeeper leader still serves it for a while, after the leader may
 	// have expired our session: a sync first makes it catch up with the
 	// leader, or, cut off, fail to within our deadline.
-	if err := m.zk.Sync(ctx, node); err != nil {
+	if err := c.zk.Sync(ctx, node); err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
 	}
-	ok, st, err := m.zk.ExistsOnce(ctx, node)
+	ok, st, err := c.zk.ExistsOnce(ctx, node)
 	switch {
 	case err != nil:
 		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
 	case !ok:
 		return 0, fmt.Errorf("%w: %s is gone", ErrNotLeader, node)
-	case session == 0 || st.EphemeralOwner != session || m.zk.SessionID() != session:
+	case session == 0 || st.EphemeralOwner != session || c.zk.SessionID() != session:
 		return 0, fmt.Errorf("%w: %s belongs to session 0x%x, not ours (0x%x)", ErrNotLeader, node, st.EphemeralOwner, session)
 	}
 	return st.Czxid, nil

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/bench"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+	"zkspeaker/znodemonitor"
+)
+
+// monitor is what the command and the bench need of either recipe's
+// Monitor.
+type monitor interface {
+	Notifications() int64
+	Observe(ctx context.Context) <-chan nodemonitor.Status
+	Close()
+}
+
+// monitorSettings are the flags that every recipe takes.
+type monitorSettings struct {
+	path   string
+	watch  nodemonitor.WatchMode // sequential only
+	policy nodemonitor.Policy
+	acl    []zk.ACL
+	log    *slog.Logger
+}
+
+// sessionWatches is what the servers say about who watches what (wchc),
+// for status; known is false when no server would say.
+type sessionWatches struct {
+	bySession map[int64][]string
+	known     bool
+}
+
+// electionKind is one value of --election: everything the command does
+// differently for it, in one row, so that no other code branches on it.
+type electionKind struct {
+	name        string
+	defaultPath string
+	hasWatch    bool // whether --watch applies
+	// start runs a candidate for listener on the session of rz.
+	start func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error)
+	// inspect prints the election as `speaker status` shows it, and
+	// returns the watch that fires at its next change.
+	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error)
+}
+
+var electionKinds = []electionKind{
+	{
+		name: "sequential", defaultPath: nodemonitor.DefaultPath, hasWatch: true,
+		start: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error) {
+			return nodemonitor.New(rz, l, nodemonitor.WithPath(s.path), nodemonitor.WithWatch(s.watch),
+				nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(s.acl), nodemonitor.WithLogger(s.log))
+		},
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error) {
+			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
+			if err == nil {
+				writeView(b, v, w)
+			}
+			return wake, err
+		},
+	},
+	{
+		name: "single-file", defaultPath: znodemonitor.DefaultPath,
+		start: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error) {
+			return znodemonitor.New(rz, l, znodemonitor.WithPath(s.path),
+				znodemonitor.WithPolicy(s.policy), znodemonitor.WithACL(s.acl), znodemonitor.WithLogger(s.log))
+		},
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error) {
+			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
+			if err == nil {
+				writeHolder(b, h, w, rz.SessionID())
+			}
+			return wake, err
+		},
+	},
+}
+
+// kindNames lists the --election values, as "sequential or single-file".
+func kindNames() string {
+	var names []string
+	for _, k := range electionKinds {
+		names = append(names, k.name)
+	}
+	return strings.Join(names, " or ")
+}
+
+// lookupKind finds an --election value, or says what the flag takes.
+func lookupKind(name string) (electionKind, error) {
+	for _, k := range electionKinds {
+		if k.name == name {
+			return k, nil
+		}
+	}
+	return electionKind{}, badFlag("election", "unknown value %q (want %s)", name, kindNames())
+}
+
+// benchCase is the bench's row for kind k with followers watching w.
+func (k electionKind) benchCase(w nodemonitor.WatchMode, candidates, rounds int) bench.Case {
+	c := bench.Case{Election: k.name, Watch: "-", Candidates: candidates, Rounds: rounds,
+		New: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, path string, log *slog.Logger) (bench.Monitor, error) {
+			m, err := k.start(rz, l, monitorSettings{path: path, watch: w, acl: zk.WorldACL(zk.PermAll), log: log})
+			if err != nil {
+				return nil, err // not a nil monitor inside a non-nil interface
+			}
+			return m, nil
+		}}
+	if k.hasWatch {
+		c.Watch = w.String()
+	}
+	return c
+}

@@ -1,0 +1,120 @@
+// Package election is the engine under the articles' two monitors: one
+// goroutine per candidate that follows the ZooKeeper session (connected,
+// paused, expired), asks a Recipe who leads, and tells a Listener when to
+// speak. nodemonitor (sequential) and znodemonitor (single-file) are the
+// Recipes; neither knows the other.
+//
+// The shape follows etcd's client/v3/concurrency: a candidate's liveness and
+// leadership are observed through a channel, and Close is idempotent and
+// waits for the goroutine it ends.
+package election
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"zkspeaker/internal/broadcast"
+	"zkspeaker/recoverable"
+)
+
+// Config is what the engine needs besides its Recipe.
+type Config struct {
+	// Policy is what a paused leader does.
+	Policy Policy
+	// Logger receives one line per state change.
+	Logger *slog.Logger
+}
+
+// Candidate runs one candidate: it follows the session, asks its Recipe who
+// leads, and tells its Listener to start or stop speaking. One goroutine
+// owns all of its state; everything else reaches it as an event.
+type Candidate struct {
+	zk       *recoverable.RecoverableZookeeper
+	listener Listener
+	recipe   Recipe
+	policy   Policy
+	log      *slog.Logger
+
+	mu            sync.Mutex // guards the snapshot that State, Node, Confirm and Notifications read
+	status        Status
+	notifications int64
+	observers     *broadcast.Broadcaster[Status]
+
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// Run starts a Candidate for recipe on the session of rz. It returns at
+// once; the candidate joins as soon as there is a session.
+func Run(rz *recoverable.RecoverableZookeeper, listener Listener, recipe Recipe, cfg Config) *Candidate {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Candidate{zk: rz, listener: listener, recipe: recipe, policy: cfg.Policy, log: cfg.Logger,
+		observers: broadcast.New(Status{}, func(s Status) bool { return s.State == StateClosed }),
+		cancel:    cancel, done: make(chan struct{})}
+	go c.loop(ctx)
+	return c
+}
+
+// State returns the candidate's state now.
+func (c *Candidate) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status.State
+}
+
+// Node returns the path of our znode, or "" before we joined.
+func (c *Candidate) Node() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status.Node
+}
+
+// Notifications returns how many watch notifications woke this candidate:
+// the cost of one failover, and the measure of the herd effect.
+func (c *Candidate) Notifications() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.notifications
+}
+
+// Observe returns a channel that carries the candidate's status now, then
+// every change of its state or znode, in order, none dropped however slowly
+// it is read. It closes after the StateClosed status, or when ctx is done.
+func (c *Candidate) Observe(ctx context.Context) <-chan Status {
+	return c.observers.Observe(ctx)
+}
+
+// Close stops speaking, deletes our znode so that the successor takes over
+// at once, and waits for the candidate's goroutine. It does not close the
+// session, which belongs to the caller. It is safe to call more than once.
+func (c *Candidate) Close() {
+	c.closeOnce.Do(func() {
+		c.cancel()
+		<-c.done
+		c.observers.Close(Status{State: StateClosed, Node: c.Node()}, time.Second)
+	})
+}
+
+// set records a new state and znode, and tells the observers if either
+// changed.
+func (c *Candidate) set(state State, node string) {
+	c.mu.Lock()
+	changed := c.status.State != state || c.status.Node != node
+	c.status = Status{State: state, Node: node}
+	c.mu.Unlock()
+	if changed {
+		c.observers.Publish(Status{State: state, Node: node})
+	}
+}
+
+func (c *Candidate) setState(s State) { c.set(s, c.Node()) }
+
+// sessionDeadline is the moment from which the servers may have expired our
+// session (recoverable.AliveUntil), less a twentieth of the session timeout
+// for timer delays and for the drift between our clock and the servers'.
+func (c *Candidate) sessionDeadline() time.Time {
+	return c.zk.AliveUntil().Add(-c.zk.SessionTimeout() / 20)
+}

@@ -1,0 +1,20 @@
+package election
+
+import "context"
+
+// Listener is told when to speak: the articles' NodeMonitorListener. The
+// engine declares it because the engine is what calls it; speaker.Speaker
+// satisfies it without knowing about it.
+type Listener interface {
+	// StartSpeaking is called when this candidate becomes the leader. Under
+	// at-most-one, confirm proves with a round trip that we still lead and
+	// returns the leader's epoch; the listener calls it before each act and
+	// stays silent when it fails. Under at-least-one confirm is nil. It must
+	// return promptly: the engine's goroutine waits for it.
+	StartSpeaking(confirm func(ctx context.Context) (epoch int64, err error))
+	// StopSpeaking is called when it may no longer act as leader. It must
+	// return only once the listener has stopped.
+	StopSpeaking()
+	// ProcessName names the candidate; it is stored as its znode's data.
+	ProcessName() string
+}

@@ -1,0 +1,186 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// loop is the candidate's one goroutine: session events, the recipe's watch,
+// the paused clock and retries all arrive here, and it alone changes state.
+func (c *Candidate) loop(ctx context.Context) {
+	defer close(c.done)
+	events := c.zk.Observe(ctx)
+	var (
+		connected bool
+		wake      <-chan zk.Event // the recipe's current watch
+		pauseEnd  <-chan time.Time
+		retry     *time.Timer
+		retries   = newCheckRetries()
+	)
+	defer c.leave(&connected)
+	for {
+		check := false
+		var retryC <-chan time.Time
+		if retry != nil {
+			retryC = retry.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			switch ev.State {
+			case recoverable.StateConnected:
+				connected, pauseEnd = true, nil
+				// After a plain reconnect go-zookeeper re-arms our watches, so
+				// a follower has nothing to do. A paused leader must confirm
+				// that its znode survived; a new session must join again.
+				check = ev.NewSession || c.State() == StatePaused || wake == nil
+			case recoverable.StateDisconnected:
+				connected = false
+				if st := c.State(); st == StateActive || st == StatePaused {
+					if st == StateActive {
+						c.pause()
+					}
+					// The client hears of expiry only when it reconnects, so
+					// it keeps its own clock, started when the servers last
+					// answered, not when the client noticed their silence:
+					// once the session may have expired, someone else may
+					// lead. Paused already (a reconnect whose check failed),
+					// it arms the clock again from that reconnect.
+					pauseEnd = time.After(time.Until(c.sessionDeadline()))
+				}
+			case recoverable.StateExpired, recoverable.StateAuthFailed:
+				connected, wake, pauseEnd = false, nil, nil
+				c.deactivate("session " + ev.State.String())
+			case recoverable.StateClosed:
+				return
+			}
+		case ev := <-wake:
+			wake = nil
+			if ev.Type == zk.EventNotWatching {
+				continue // the session is gone; its own event says what next
+			}
+			c.mu.Lock()
+			c.notifications++
+			c.mu.Unlock()
+			c.log.Debug("watch fired", "event", ev.Type.String(), "path", ev.Path)
+			if ev.Type == zk.EventNodeDeleted && ev.Path == c.Node() {
+				// Our own znode was deleted by hand: whatever comes next, we
+				// stop now, before asking ZooKeeper anything.
+				c.deactivate("our znode was deleted")
+			}
+			check = true
+		case <-retryC:
+			retry, check = nil, true
+		case <-pauseEnd:
+			// Forget the watch too: should the session turn out to have
+			// survived (the servers can be slower to expire it than our
+			// clock is to give up), the reconnect must look again, since
+			// our znode may still lead and nobody else would speak.
+			pauseEnd, wake = nil, nil
+			c.deactivate("paused until the session may have expired")
+		}
+		if !check || !connected {
+			continue
+		}
+		// A Check retries through a lost connection, and meanwhile the loop
+		// hears no event: bound it by the session's life, or a leader that
+		// keeps speaking while paused could outlive its session in here.
+		checkCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
+		d, err := c.recipe.Check(checkCtx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				err = fmt.Errorf("our session may have expired meanwhile: %w", err)
+			}
+			delay := retries.Backoff()
+			retries.UseRetry()
+			c.log.Warn("election check failed; will try again", "error", err, "in", delay)
+			if retry != nil {
+				retry.Stop()
+			}
+			retry = time.NewTimer(delay)
+			continue
+		}
+		retries = newCheckRetries()
+		wake = d.Wake
+		c.apply(d)
+	}
+}
+
+// apply acts on a Recipe's decision.
+func (c *Candidate) apply(d Decision) {
+	prev := c.State()
+	switch {
+	case d.Leader && prev == StatePaused:
+		c.set(StateActive, d.Node)
+		c.log.Info("reconnected in time: still the leader", "znode", d.Node)
+		c.listener.StartSpeaking(c.confirmer()) // a no-op if it never stopped (at-least-one)
+	case d.Leader && prev != StateActive:
+		c.set(StateActive, d.Node)
+		c.log.Info("became leader", "znode", d.Node)
+		c.listener.StartSpeaking(c.confirmer())
+	case !d.Leader && prev != StateInactive:
+		c.set(prev, d.Node)
+		c.deactivate("another candidate leads")
+	default:
+		c.set(prev, d.Node)
+	}
+}
+
+// pause enters the paused state after a disconnection of the leader.
+func (c *Candidate) pause() {
+	c.setState(StatePaused)
+	if c.policy == AtMostOne {
+		c.listener.StopSpeaking()
+		c.log.Warn("paused: lost the connection, stopped speaking until it is back", "policy", c.policy)
+		return
+	}
+	c.log.Warn("paused: lost the connection, still speaking while the session may live", "policy", c.policy)
+}
+
+// deactivate makes sure we are silent and not the leader.
+func (c *Candidate) deactivate(why string) {
+	prev := c.State()
+	if prev == StateInactive {
+		return
+	}
+	c.setState(StateInactive)
+	c.listener.StopSpeaking()
+	if prev == StateActive || prev == StatePaused {
+		c.log.Warn("no longer the leader", "reason", why)
+	}
+}
+
+// leave runs when the loop ends: silence first, then delete our znode
+// while the session is still there, bounded so that Close stays prompt.
+func (c *Candidate) leave(connected *bool) {
+	c.deactivate("closing")
+	if *connected {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		if err := c.recipe.Leave(ctx); err != nil {
+			c.log.Warn("could not delete our znode; it goes with the session", "error", err)
+		}
+		cancel()
+	}
+	c.setState(StateClosed)
+}
+
+// newCheckRetries spaces out the retries of a failed election check, which
+// are never given up: the candidate stays in the race for as long as it runs.
+func newCheckRetries() *recoverable.RetryCounter {
+	return recoverable.NewRetryCounter(math.MaxInt32, 50*time.Millisecond, 5*time.Second, 0)
+}

@@ -1,0 +1,42 @@
+package election
+
+import (
+	"errors"
+	"os"
+	"testing"
+
+	"zkspeaker/internal/leakcheck"
+)
+
+// TestMain fails the package when its tests leave a goroutine running.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+func TestStateAndPolicyNames(t *testing.T) {
+	for s, want := range map[State]string{StateInactive: "inactive", StateActive: "active", StatePaused: "paused", StateClosed: "closed", State(9): "unknown"} {
+		if s.String() != want {
+			t.Errorf("State(%d) = %q, want %q", s, s.String(), want)
+		}
+	}
+	for _, p := range []Policy{AtMostOne, AtLeastOne} {
+		back, err := ParsePolicy(p.String())
+		if err != nil || back != p {
+			t.Errorf("ParsePolicy(%q) = %v, %v", p, back, err)
+		}
+	}
+	if _, err := ParsePolicy("at-most-two"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ParsePolicy of a bad value = %v, want ErrInvalid", err)
+	}
+}
+
+func TestValidatePath(t *testing.T) {
+	for _, good := range []string{"/election", "/a/b-c/d_e"} {
+		if err := ValidatePath(good); err != nil {
+			t.Errorf("ValidatePath(%q) = %v", good, err)
+		}
+	}
+	for _, bad := range []string{"", "election", "/", "/a/", "/a//b", "/a/./b", "/a/../b", "/zookeeper", "/zookeeper/x", "/a\tb"} {
+		if err := ValidatePath(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ValidatePath(%q) = %v, want ErrInvalid", bad, err)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package ensemble
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"zkspeaker/internal/leakcheck"
+)
+
+// TestMain fails the package when its tests leave a goroutine running.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+func TestFreeBaseLeavesEveryPortOfTheLayoutFree(t *testing.T) {
+	base, err := FreeBase(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range []int{0, PeerOffset, ElectionOffset} {
+		for i := 0; i < 3; i++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off+i))
+			if err != nil {
+				t.Fatalf("port %d of base %d is taken: %v", base+off+i, base, err)
+			}
+			l.Close()
+		}
+	}
+}
+
+func TestScriptsIsFoundFromTheRepository(t *testing.T) {
+	dir, err := Scripts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "zk-env.sh")); err != nil {
+		t.Fatalf("Scripts() = %s, which has no zk-env.sh: %v", dir, err)
+	}
+}

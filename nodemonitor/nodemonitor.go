@@ -1,0 +1,89 @@
+// Package nodemonitor holds the articles' NodeMonitor: the sequential leader
+// election of the ZooKeeper recipes, where each candidate owns an
+// EPHEMERAL|SEQUENTIAL znode under /election, the lowest one leads, and every
+// other one watches only its predecessor, so that no change wakes a herd.
+//
+// The handling of the session (paused, expired, reconnected) and the two
+// policies are the election engine's, which znodemonitor's single-file
+// election runs on too.
+package nodemonitor
+
+import (
+	"context"
+
+	"zkspeaker/internal/election"
+	"zkspeaker/recoverable"
+)
+
+// Monitor is one candidate of a sequential election. It follows its
+// session, keeps its place in the line, and tells its Listener when to
+// speak.
+type Monitor struct {
+	c *election.Candidate
+}
+
+// New starts a candidate of the sequential election at the election path
+// (DefaultPath unless WithPath says otherwise), on the session of rz, that
+// tells listener when to speak. It returns at once; the candidate joins as
+// soon as there is a session.
+func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option) (*Monitor, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, watch: cfg.watch, log: cfg.logger}
+	return &Monitor{c: election.Run(rz, listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
+}
+
+// State returns the Monitor's state now.
+func (m *Monitor) State() State { return m.c.State() }
+
+// Node returns the path of our znode, or "" before we joined.
+func (m *Monitor) Node() string { return m.c.Node() }
+
+// Notifications returns how many watch notifications woke this candidate:
+// the cost of one failover, and the measure of the herd effect.
+func (m *Monitor) Notifications() int64 { return m.c.Notifications() }
+
+// Observe returns a channel that carries the Monitor's status now, then
+// every change of its state or znode, in order, none dropped. It closes
+// after the StateClosed status, or when ctx is done.
+func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observe(ctx) }
+
+// Close stops speaking, deletes our znode so that the successor takes over
+// at once, and waits for the Monitor's goroutine. It does not close the
+// session, which belongs to the caller. It is safe to call more than once.
+func (m *Monitor) Close() { m.c.Close() }
+
+// Listener is told when to speak: the articles' NodeMonitorListener.
+// speaker.Speaker is one.
+type Listener = election.Listener
+
+// State is a Monitor's view of its own leadership.
+type State = election.State
+
+// The states of a Monitor.
+const (
+	StateInactive = election.StateInactive // not the leader: waiting in line, or not yet joined
+	StateActive   = election.StateActive   // the leader, with a live session and znode
+	StatePaused   = election.StatePaused   // the leader lost its connection and does not know yet
+	StateClosed   = election.StateClosed   // Close was called
+)
+
+// Status is a Monitor's state and znode at one moment: what Observe sends.
+type Status = election.Status
+
+// Policy says what a paused leader does.
+type Policy = election.Policy
+
+// The policies of a paused leader.
+const (
+	AtMostOne  = election.AtMostOne  // silent while paused, confirms before each act: never two leaders
+	AtLeastOne = election.AtLeastOne // speaks on while paused: never no leader, maybe two for a moment
+)
+
+// ErrInvalid is wrapped by every error about a bad option value.
+var ErrInvalid = election.ErrInvalid
+
+// ParsePolicy reads a --policy value: "at-most-one" or "at-least-one".
+func ParsePolicy(s string) (Policy, error) { return election.ParsePolicy(s) }

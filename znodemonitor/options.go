@@ -1,0 +1,53 @@
+package znodemonitor
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/election"
+)
+
+// DefaultPath is the znode the candidates race to create.
+const DefaultPath = "/speaker"
+
+// Option configures a Monitor.
+type Option func(*config)
+
+type config struct {
+	path   string
+	policy Policy
+	acl    []zk.ACL
+	logger *slog.Logger
+}
+
+// WithPath sets the znode that the candidates race to create. Its parents
+// are created as needed.
+func WithPath(p string) Option { return func(c *config) { c.path = p } }
+
+// WithPolicy chooses what a paused leader does; the default is AtMostOne.
+func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
+
+// WithACL sets the ACL of the znodes the monitor creates; the default is
+// open to all, as in the articles.
+func WithACL(acl []zk.ACL) Option { return func(c *config) { c.acl = acl } }
+
+// WithLogger sets where the monitor logs its state changes; the default is
+// slog's default logger.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// newConfig applies opts to the defaults and checks the result in one place.
+func newConfig(opts []Option) (config, error) {
+	c := config{path: DefaultPath, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&c)
+	}
+	if err := election.ValidatePath(c.path); err != nil {
+		return c, err
+	}
+	if c.policy.String() == "unknown" {
+		return c, fmt.Errorf("%w: policy %d", ErrInvalid, c.policy)
+	}
+	return c, nil
+}

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build demo demo-tmux vet shellcheck test test-short clean
+.PHONY: all deps tools build demo demo-tmux vet staticcheck shellcheck test test-short clean
 
 all: build
 
@@ -38,11 +38,16 @@ demo-tmux: deps build
 vet:
 	$(GO) vet ./...
 
+# staticcheck, pinned, fetched through the Go module proxy on first use
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(GO) run $(STATICCHECK) ./...
+
 shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
 ## test: everything, against real ZooKeeper servers
-test: deps vet shellcheck
+test: deps vet staticcheck shellcheck
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-short: unit tests only, no ZooKeeper needed

@@ -173,3 +173,11 @@ func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) b
 	electiontest.Eventually(t, 5*time.Second, "it speaks again on the session that survived", l.Speaking)
 	return true
 }
+
+// At-most-one without a fence can write after its successor: a delete that
+// lands while the confirm's answer is on its way back (see
+// electiontest.ConfirmOvertakenByDelete). The fence, on by default in the
+// speaker command, refuses that line.
+func TestDeleteOvertakesAConfirm(t *testing.T) {
+	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return seq(nodemonitor.WithPath(path)) })
+}

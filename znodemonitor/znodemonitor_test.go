@@ -90,3 +90,9 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 		})
 	}
 }
+
+// The same window as nodemonitor's TestDeleteOvertakesAConfirm, for the
+// single-file recipe: the fence closes it.
+func TestDeleteOvertakesAConfirm(t *testing.T) {
+	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) })
+}

@@ -94,8 +94,14 @@ func parseConfig(c *cli.Context) (config, error) {
 	} else {
 		cfg.name = ""
 	}
-	if cfg.fence && cfg.policy != nodemonitor.AtMostOne {
-		return cfg, badFlag("fence", "needs --policy at-most-one, whose confirm supplies the epoch")
+	// The fence is on by default under at-most-one: a confirmed answer can
+	// be overtaken by a delete on its way back, and only the fence stops the
+	// line that would follow (README: "Policies").
+	if cfg.policy != nodemonitor.AtMostOne {
+		if c.IsSet("fence") && cfg.fence {
+			return cfg, badFlag("fence", "needs --policy at-most-one, whose confirm supplies the epoch")
+		}
+		cfg.fence = false
 	}
 	if cfg.auth != "" {
 		user, password, ok := strings.Cut(cfg.auth, ":")

@@ -46,7 +46,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "base of the exponential backoff between retries"},
 			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep (0: none)"},
 			&cli.BoolFlag{Name: "fsync", Value: true, Usage: "fsync after each line (--fsync=false to turn off)"},
-			&cli.BoolFlag{Name: "fence", Usage: "refuse to write when out.txt already holds a newer leader's epoch (at-most-one only)"},
+			&cli.BoolFlag{Name: "fence", Value: true, Usage: "refuse to write when out.txt already holds a newer leader's epoch (at-most-one only; --fence=false to turn off)"},
 			&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; election znodes then only this identity may change"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		},

@@ -28,9 +28,16 @@ func (c *Candidate) confirmer() func(context.Context) (int64, error) {
 // GC pause, a closed laptop lid): when it wakes, its ticker fires before any
 // event can tell it that its session expired and someone else leads. Under
 // at-most-one the speaker calls Confirm before every line, with a deadline
-// shorter than its interval, and stays silent when it fails. A window
-// remains between the answer and the write; only fencing at the storage
-// (see speaker.WithFence) closes it.
+// shorter than its interval, and stays silent when it fails.
+//
+// What an answer proves depends on how leadership is lost. Against expiry,
+// a confirm sent at t protects until t + S: the servers expire a session no
+// sooner than S after they last heard from it, so the caller must measure
+// the answer's age from when it sent the request. Against a delete (ours on
+// shutdown, an operator's) nothing protects: the successor may write while
+// our "yes" is still on its way back, for as long as the confirm deadline
+// plus that delay. Only fencing at the storage closes that window (see
+// speaker.WithFence; TestDeleteOvertakesAConfirm shows it).
 func (c *Candidate) Confirm(ctx context.Context) (epoch int64, err error) {
 	c.mu.Lock()
 	state, node := c.status.State, c.status.Node

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Proxy is a fault-injecting TCP proxy between ZooKeeper clients and one
@@ -24,6 +25,10 @@ type Proxy struct {
 	trapShut bool          // and refuse new connections then, until Restore
 	fired    chan struct{} // closed when the trap fired
 	conns    int
+
+	latency    time.Duration // added to every frame from the server
+	replyOp    int32         // NotifyReply's opcode
+	replyFired chan struct{} // closed when the answer to a replyOp request passes; nil when unarmed
 
 	wg sync.WaitGroup
 }
@@ -202,6 +207,7 @@ type link struct {
 	mu       sync.Mutex
 	awaiting int32 // xid of a trapped create whose reply must be dropped
 	trapped  bool
+	watched  []int32 // xids of requests whose answer NotifyReply waits for (guarded by p.mu)
 }
 
 func (l *link) reset() {
@@ -230,6 +236,7 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 		if err != nil {
 			return // EOF or a reset: the deferred reset closes both sides
 		}
+		arrived := time.Now()
 		select { // a partition: hold the bytes until it heals
 		case <-l.p.whenHealed():
 		case <-l.done:
@@ -246,6 +253,9 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 			header := !first
 			first = false
 			if fromClient {
+				if header {
+					l.noteRequest(frame[4:])
+				}
 				if _, err := dst.Write(frame); err != nil {
 					return
 				}
@@ -255,6 +265,12 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 					l.mu.Unlock()
 				}
 				continue
+			}
+			if header {
+				l.noteReply(frame[4:])
+			}
+			if !l.delay(arrived) {
+				return
 			}
 			l.mu.Lock()
 			trapped, awaiting := l.trapped, l.awaiting

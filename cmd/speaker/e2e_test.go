@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,25 +53,29 @@ func TestFailover(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for i := 0; i < electiontest.Reps()*2; i++ {
 		election := []string{"sequential", "single-file"}[i%2]
-		t.Run(fmt.Sprintf("%s/SIGTERM/%d", election, i/2), func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "out.txt")
-			procs := speakers(t, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
-			first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
-			leader := first[0].Name
-			sent := time.Now()
-			procs[leader].Term()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			if code, err := procs[leader].Wait(ctx); err != nil || code != 0 {
-				t.Fatalf("SIGTERM: exit %d, %v; want 0 within 1s", code, err)
-			}
-			terms := electiontest.WaitTerms(t, out, 5*time.Second, "a successor speaks", func(ts []electiontest.Term) bool { return len(ts) == 2 })
-			gap := terms[1].First.Sub(sent)
-			t.Logf("SIGTERM to %s; %s spoke %v later", leader, terms[1].Name, gap)
-			if gap > 200*time.Millisecond {
-				t.Fatalf("successor's first line came %v after SIGTERM, want within 200ms", gap)
-			}
-		})
+		// SIGHUP is what a closed terminal window sends: it must hand over
+		// as SIGTERM does, not leave the znode until the session expires.
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+			t.Run(fmt.Sprintf("%s/%s/%d", election, zktest.SignalName(sig), i/2), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "out.txt")
+				procs := speakers(t, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
+				first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
+				leader := first[0].Name
+				sent := time.Now()
+				procs[leader].Signal(sig)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				if code, err := procs[leader].Wait(ctx); err != nil || code != 0 {
+					t.Fatalf("%v: exit %d, %v; want 0 within 1s", sig, code, err)
+				}
+				terms := electiontest.WaitTerms(t, out, 5*time.Second, "a successor speaks", func(ts []electiontest.Term) bool { return len(ts) == 2 })
+				gap := terms[1].First.Sub(sent)
+				t.Logf("%v to %s; %s spoke %v later", sig, leader, terms[1].Name, gap)
+				if gap > 200*time.Millisecond {
+					t.Fatalf("successor's first line came %v after %v, want within 200ms", gap, sig)
+				}
+			})
+		}
 		t.Run(fmt.Sprintf("%s/SIGKILL/%d", election, i/2), func(t *testing.T) {
 			const interval = time.Second
 			out := filepath.Join(t.TempDir(), "out.txt")

@@ -19,7 +19,7 @@ import (
 
 // runSpeaker is the default action: the articles' SpeakerServer. It wires a
 // Speaker to a monitor on a RecoverableZookeeper and runs until SIGINT or
-// SIGTERM.
+// SIGTERM or SIGHUP.
 func runSpeaker(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
@@ -34,7 +34,10 @@ func runSpeaker(c *cli.Context) error {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.logLevel})).With("name", name)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: closing a terminal window (or detaching demo-tmux) sends
+	// it, and the speaker must leave the election as on Ctrl-C, not leave
+	// its znode behind until the session expires.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	spk, err := speaker.New(cfg.out, speaker.WithName(name), speaker.WithInterval(cfg.interval),

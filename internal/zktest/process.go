@@ -112,6 +112,21 @@ func (p *Process) Signal(sig os.Signal) { _ = p.cmd.Process.Signal(sig) }
 // Kill sends SIGKILL: a crash.
 func (p *Process) Kill() { p.Signal(syscall.SIGKILL) }
 
+// SignalName names sig as kill(1) does, for test names: "SIGTERM".
+func SignalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	}
+	return sig.String()
+}
+
 // Term sends SIGTERM: a graceful stop.
 func (p *Process) Term() { p.Signal(syscall.SIGTERM) }
 

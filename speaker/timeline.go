@@ -109,7 +109,10 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		restart := l.Counter == 1
 		if restart {
 			runs[l.Name]++
-		} else if want := last[l.Name] + 1; l.Counter != want {
+		} else if want := last[l.Name] + 1; l.Counter != want && last[l.Name] == 0 {
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump,
+				Detail: fmt.Sprintf("%s's first line has counter %d, not 1: lines before it are missing", l.Name, l.Counter)})
+		} else if l.Counter != want {
 			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump,
 				Detail: fmt.Sprintf("%s wrote %d after %d", l.Name, l.Counter, last[l.Name])})
 		}

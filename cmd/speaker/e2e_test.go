@@ -151,6 +151,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "rounds", args: []string{"--rounds", "0"}, sub: "bench"},
 		{flag: "election", args: []string{"--election", "sequential,raft"}, sub: "bench"},
 		{flag: "watch", args: []string{"--watch", "everyone"}, sub: "bench"},
+		{flag: "watch", args: []string{"--watch", "children", "--election", "single-file"}, sub: "bench"},
 		{flag: "process-window", args: []string{"--process-window", "-1s"}, sub: "bench"},
 		{flag: "session-timeout", args: []string{"--session-timeout", "0s"}, sub: "bench"},
 		{flag: "servers", args: []string{"--servers", "localhost:0"}, sub: "bench"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -40,6 +41,13 @@ func runTimeline(c *cli.Context) error {
 	if c.IsSet("svg") && c.String("svg") == "" {
 		return badFlag("svg", "must name a file")
 	}
+	if svg := c.String("svg"); svg != "" {
+		// Checked before the report is printed, so that bad input prints
+		// one line and nothing else.
+		if st, err := os.Stat(filepath.Dir(svg)); err != nil || !st.IsDir() {
+			return badFlag("svg", "%s: its folder %s does not exist", svg, filepath.Dir(svg))
+		}
+	}
 	name := "out/out.txt"
 	if c.NArg() == 1 {
 		name = c.Args().First()
@@ -47,6 +55,10 @@ func runTimeline(c *cli.Context) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return usageError{fmt.Sprintf("FILE: %v", err)}
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return usageError{fmt.Sprintf("FILE: %s is a directory, not an out file", name)}
 	}
 	defer f.Close()
 	tl, err := speaker.ReadTimeline(f)
@@ -67,8 +79,10 @@ func runTimeline(c *cli.Context) error {
 
 // writeTimeline prints the terms, the anomalies and the chart.
 func writeTimeline(w io.Writer, name string, tl *speaker.Timeline, width int) {
-	fmt.Fprintf(w, "%s: %d lines, %d writers, %d terms, %d anomalies\n", name, tl.Lines(), len(tl.Writers), len(tl.Terms), len(tl.Anomalies))
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n", name, count(tl.Lines(), "line"), count(len(tl.Writers), "writer"),
+		count(len(tl.Terms), "term"), count(len(tl.Anomalies), "anomaly"))
 	if len(tl.Terms) == 0 {
+		writeAnomalies(w, tl) // a file of garbage: say what is wrong with it
 		return
 	}
 	fmt.Fprintf(w, "\nterms (UTC, %s)\n", tl.Terms[0].First.UTC().Format(time.DateOnly))
@@ -82,18 +96,35 @@ func writeTimeline(w io.Writer, name string, tl *speaker.Timeline, width int) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d-%d\t%s\t\n", i+1, t.Name, clock(t.First), clock(t.Last), t.Lines, t.FromCounter, t.ToCounter, gap)
 	}
 	_ = tw.Flush()
-	if len(tl.Anomalies) > 0 {
-		fmt.Fprintln(w, "\nanomalies")
-		for _, a := range tl.Anomalies {
-			where := ""
-			if a.Line > 0 {
-				where = fmt.Sprintf("line %d: ", a.Line)
-			}
-			fmt.Fprintf(w, "  %s%s: %s\n", where, a.Kind, a.Detail)
-		}
-	}
+	writeAnomalies(w, tl)
 	fmt.Fprintln(w)
 	writeChart(w, tl, width)
+}
+
+// writeAnomalies lists what a correct election never writes.
+func writeAnomalies(w io.Writer, tl *speaker.Timeline) {
+	if len(tl.Anomalies) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nanomalies")
+	for _, a := range tl.Anomalies {
+		where := ""
+		if a.Line > 0 {
+			where = fmt.Sprintf("line %d: ", a.Line)
+		}
+		fmt.Fprintf(w, "  %s%s: %s\n", where, a.Kind, a.Detail)
+	}
+}
+
+// count says "1 line" or "3 lines"; anomaly becomes anomalies.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

@@ -100,6 +100,8 @@ func TestTimelineBadInput(t *testing.T) {
 		{"timeline", "--width", "3", handMade(t)},
 		{"timeline", handMade(t), "--svg", svg},
 		{"timeline", "--svg", "", handMade(t)},
+		{"timeline", t.TempDir()},                                                          // a directory is no out file
+		{"timeline", "--svg", filepath.Join(t.TempDir(), "missing", "x.svg"), handMade(t)}, // checked before the report
 	} {
 		p := zktest.Run(t, zktest.BuildSpeaker(t), args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

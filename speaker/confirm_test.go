@@ -67,7 +67,7 @@ func TestFenceRefusesAnOlderEpoch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = lf.Append(Line{Time: time.Now(), Name: "old", Counter: 1, Epoch: tc.epoch}, true)
+		err = lf.Append(Line{Time: time.Now(), Name: "old", Counter: 1, Epoch: tc.epoch}, true, time.Second)
 		lf.Close()
 		if tc.write != (err == nil) || (!tc.write && !errors.Is(err, errFenced)) {
 			t.Fatalf("epoch %d after 100: Append = %v, want written=%v", tc.epoch, err, tc.write)
@@ -84,7 +84,7 @@ func TestFenceRefusesAnOlderEpoch(t *testing.T) {
 	}
 	lf, _ := openLineFile(plain, false)
 	defer lf.Close()
-	if err := lf.Append(Line{Time: time.Now(), Name: "b", Counter: 1, Epoch: 1}, true); err != nil {
+	if err := lf.Append(Line{Time: time.Now(), Name: "b", Counter: 1, Epoch: 1}, true, time.Second); err != nil {
 		t.Fatalf("fenced append to a file without epochs: %v", err)
 	}
 }
@@ -166,4 +166,28 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// A writer frozen while it holds the fence's lock must not stall the next
+// one for as long as the freeze lasts: the lock is waited for a bounded time.
+func TestFenceLockWaitIsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	holder, err := openLineFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := holder.lock(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	other, err := openLineFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	start := time.Now()
+	err = other.Append(Line{Time: time.Now(), Name: "b", Counter: 1, Epoch: 2}, true, 50*time.Millisecond)
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("Append under another writer's lock = %v after %v, want an error after about 50ms", err, time.Since(start))
+	}
 }

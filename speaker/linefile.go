@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // errFenced is returned when fencing refuses a line: a leader with a higher
@@ -44,16 +45,32 @@ func openLineFile(path string, fsync bool) (*lineFile, error) {
 // Append writes line in one write. With fence, it first takes an exclusive
 // lock on the file and refuses the line if the last epoch in the file is
 // higher than the line's: the check and the write then happen as one, for
-// every writer that fences.
-func (l *lineFile) Append(line Line, fence bool) error {
+// every writer that fences. It waits at most lockWait for the lock: a
+// writer frozen (SIGSTOP) while it holds the lock must not stall its
+// successor for as long as the freeze lasts; the line is skipped instead.
+// The fsync runs after the lock is released, to keep the lock short.
+func (l *lineFile) Append(line Line, fence bool, lockWait time.Duration) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return errClosed
 	}
+	if err := l.write(line, fence, lockWait); err != nil {
+		return err
+	}
+	if l.fsync {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("%w: %s: %w", errNotSynced, l.f.Name(), err)
+		}
+	}
+	return nil
+}
+
+// write is Append's part under the file lock.
+func (l *lineFile) write(line Line, fence bool, lockWait time.Duration) error {
 	if fence {
-		if err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX); err != nil {
-			return fmt.Errorf("speaker: lock %s: %w", l.f.Name(), err)
+		if err := l.lock(lockWait); err != nil {
+			return err
 		}
 		defer syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing the file unlocks too
 		last, err := lastEpoch(l.f)
@@ -72,12 +89,25 @@ func (l *lineFile) Append(line Line, fence bool) error {
 	if err != nil {
 		return fmt.Errorf("speaker: append to %s: %w", l.f.Name(), err)
 	}
-	if l.fsync {
-		if err := l.f.Sync(); err != nil {
-			return fmt.Errorf("%w: %s: %w", errNotSynced, l.f.Name(), err)
-		}
-	}
 	return nil
+}
+
+// lock takes the exclusive file lock, trying for at most wait.
+func (l *lineFile) lock(wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("speaker: lock %s: %w", l.f.Name(), err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("speaker: %s stayed locked by another writer for %v (frozen in the middle of a line?): %w", l.f.Name(), wait, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // lastEpoch returns the epoch of the last line in f that has one, looking

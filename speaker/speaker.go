@@ -239,7 +239,7 @@ func (s *Speaker) speak(term uint64) {
 		s.failing = true
 		return
 	}
-	err := s.out.Append(Line{Time: time.Now(), Name: s.name, Counter: s.counter + 1, Epoch: epoch}, s.fence)
+	err := s.out.Append(Line{Time: time.Now(), Name: s.name, Counter: s.counter + 1, Epoch: epoch}, s.fence, s.confirmDeadline())
 	switch {
 	case errors.Is(err, errFenced):
 		// A newer leader has written: whatever our monitor believes, this

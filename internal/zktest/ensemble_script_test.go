@@ -148,3 +148,38 @@ func TestEnsembleScript(t *testing.T) {
 		t.Fatalf("stopping one ensemble touched the other: %v", m)
 	}
 }
+
+// ensemble.sh finds its servers by their command lines, which name their
+// zoo.cfg under its folder: losing the folder (a stray rm -rf) or the pid
+// files does not hide them from status, start, stop or clean.
+func TestEnsembleScriptFindsItsServers(t *testing.T) {
+	a := newEnsembleScript(t)
+	killLeftovers(t, a.dir)
+	a.must("start", "3")
+	if err := os.RemoveAll(a.dir); err != nil {
+		t.Fatal(err)
+	}
+	out := a.must("status")
+	if m := a.modes(); len(m) != 3 || m["1"] == "down" || m["2"] == "down" || m["3"] == "down" {
+		t.Fatalf("status without the folder: %v, want the three servers\n%s", m, out)
+	}
+	if n := len(strings.Fields(out)); n != 4*4 || strings.Contains(out, " -\n") {
+		t.Errorf("status without the folder does not show every pid:\n%s", out)
+	}
+	if out, err := a.run("start", "3"); err == nil || !strings.Contains(out, "is running") {
+		t.Errorf("start over running servers: %v, %q; want a refusal naming them", err, out)
+	}
+	a.must("stop")
+	waitNoLeftovers(t, a.dir)
+
+	// clean stops the servers before it deletes their data, pid files or not.
+	a.must("start", "3")
+	for i := 1; i <= 3; i++ {
+		_ = os.Remove(filepath.Join(a.dir, fmt.Sprintf("zk%d", i), "server.pid"))
+	}
+	a.must("clean")
+	waitNoLeftovers(t, a.dir)
+	if _, err := os.Stat(a.dir); !os.IsNotExist(err) {
+		t.Fatalf("clean left %s", a.dir)
+	}
+}

@@ -195,6 +195,7 @@ func TestDemoTmux(t *testing.T) {
 	stop, stopOut := demoCmd(t, dir, "demo-tmux.sh", env...)
 	stop.Args = append(stop.Args, "stop")
 	defer func() {
+		dumpPanes(t, "", env[2][len("TMUX_SESSION="):])
 		if err := stop.Run(); err != nil {
 			t.Errorf("demo-tmux.sh stop: %v\n%s", err, stopOut)
 		}

@@ -31,7 +31,9 @@ fi
 NAMES=(speaker-1 speaker-2 speaker-3)
 declare -A pid=()
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings on a terminal only: in a file or a pipe, escapes are noise.
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
+say() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 cleanup() {
 	trap - EXIT INT TERM

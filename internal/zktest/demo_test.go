@@ -110,6 +110,10 @@ func TestDemo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "demo", "timeline.svg")); err != nil {
 		t.Errorf("no chart left for inspection: %v", err)
 	}
+	// Not a terminal: plain headings, no escape sequences.
+	if i := strings.IndexByte(out.String(), 0x1b); i >= 0 {
+		t.Errorf("the demo's output, not a terminal, holds an ESC byte: %q", out.String()[max(0, i-20):min(len(out.String()), i+20)])
+	}
 	waitNoLeftovers(t, dir)
 }
 

@@ -39,6 +39,7 @@ usage: ensemble.sh COMMAND
   stop-server ID    SIGTERM server ID and wait until it is gone
   start-server ID   start server ID again
   restart ID        stop-server, then start-server
+  freeze ID SECONDS SIGSTOP server ID, wait SECONDS, SIGCONT it (a cut that lasts: clients get silence)
   stop              stop every server of $DIR, pid files or not
   clean             stop every server, then delete $DIR
   pids              ID and pid of each running server of $DIR, one a line
@@ -120,6 +121,9 @@ pid_of() {
 	done < <(running)
 	return 1
 }
+
+# frozen reports whether process $1 is stopped (SIGSTOP): see freeze.
+frozen() { [ "$(ps -o state= -p "$1" 2>/dev/null | cut -c1)" = T ]; }
 
 # srvr sends the four-letter word srvr to port $1 and prints the answer.
 srvr() {
@@ -237,6 +241,8 @@ stop_one() {
 		echo "server $i is not running"
 		return 0
 	}
+	# A frozen server would hold SIGTERM until it is resumed.
+	if [ "$sig" = TERM ]; then kill -CONT "$pid" 2>/dev/null || true; fi
 	kill "-$sig" "$pid"
 	for ((k = 0; k < 50; k++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -253,6 +259,29 @@ stop_all() {
 	local n i
 	n=$(size)
 	for ((i = 1; i <= n; i++)); do stop_one "$i" TERM; done
+}
+
+# freeze stops server $1 (SIGSTOP) for $2 seconds, then resumes it. Its
+# variables are global: the EXIT trap uses them after it returns.
+freeze() {
+	frozen_id=$1 frozen_pid="" sleeper=""
+	frozen_pid=$(pid_of "$frozen_id") || die "server $frozen_id is not running"
+	# However this ends (time up, Ctrl-C, kill), the server is resumed: a
+	# server left stopped would be a cut that never heals. (Not on SIGKILL:
+	# then kill -CONT it yourself.)
+	trap 'if [ -n "$sleeper" ]; then kill "$sleeper" 2>/dev/null || true; fi
+		kill -CONT "$frozen_pid" 2>/dev/null || true
+		echo "server $frozen_id resumed (SIGCONT)"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	kill -STOP "$frozen_pid"
+	echo "server $frozen_id (pid $frozen_pid) frozen (SIGSTOP) for $2 s: its clients' connections stay open but get no answer"
+	# Sleep in the background and wait for it, so that a signal is acted on
+	# at once, not when the sleep ends.
+	sleep "$2" &
+	sleeper=$!
+	wait "$sleeper"
+	sleeper=""
 }
 
 cmd=${1:-help}
@@ -290,7 +319,12 @@ status)
 	n=$(count)
 	printf '%-3s %-6s %-12s %s\n' id port mode pid
 	for ((i = 1; i <= n; i++)); do
-		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$(mode_of "$i")" "$(pid_of "$i" || echo -)"
+		if pid=$(pid_of "$i") && frozen "$pid"; then
+			mode=frozen # it would not answer srvr
+		else
+			mode=$(mode_of "$i")
+		fi
+		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$mode" "${pid:--}"
 	done
 	;;
 kill)
@@ -313,6 +347,11 @@ restart)
 	launch "$1"
 	wait_for "$1" answering
 	report_started "$1" restarted
+	;;
+freeze)
+	check_id "${1:-}"
+	[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "bad SECONDS '${2:-}': want a number of seconds, such as 30 or 2.5" 2
+	freeze "$1" "$2"
 	;;
 stop)
 	stop_all

@@ -4,8 +4,11 @@
 # pane per speaker, a pane tailing out/out.txt and a pane running
 # `speaker status --watch`. Kill speakers by hand (Ctrl-C in a pane), start
 # them again (Up, Enter), and watch the others take over.
-# Detaching (Ctrl-b d) or closing the window ends the demo and stops every
-# server.
+# Detaching (Ctrl-b d) or closing the window ends the demo: the speakers
+# get SIGTERM (they leave the election), then the panes close and every
+# server stops. Run from inside tmux, it switches the client to its session
+# instead of attaching (tmux refuses to nest); leaving that session (Ctrl-b L,
+# or detaching) ends the demo.
 #
 # Environment: DEMO_TMUX_DETACHED=1 sets everything up and returns without
 # attaching (for tests; stop with `demo-tmux.sh stop`), SPEAKER_BIN,
@@ -19,7 +22,26 @@ BIN=${SPEAKER_BIN:-$root/bin/speaker}
 OUT=${OUT:-$root/out/out.txt}
 SESSION_NAME=${TMUX_SESSION:-zkspeaker}
 
+# stop_panes sends SIGTERM to what each pane's shell runs (the speakers, the
+# tail, the status watch) and waits up to 3 s for it to end. A speaker then
+# deletes its znode and closes its session; killing the session would only
+# hang it up (SIGHUP), which leaves its znode behind.
+stop_panes() {
+	local shells shell p k pids=()
+	shells=$(tmux list-panes -s -t "$SESSION_NAME" -F '#{pane_pid}' 2>/dev/null) || return 0
+	for shell in $shells; do
+		for p in $(pgrep -P "$shell" || true); do pids+=("$p"); done
+	done
+	[ "${#pids[@]}" -gt 0 ] || return 0
+	kill -TERM "${pids[@]}" 2>/dev/null || true
+	for ((k = 0; k < 30; k++)); do
+		kill -0 "${pids[@]}" 2>/dev/null || return 0 # (true while any lives)
+		sleep 0.1
+	done
+}
+
 stop() {
+	stop_panes
 	tmux kill-session -t "$SESSION_NAME" 2>/dev/null || true
 	"$here/ensemble.sh" stop >/dev/null 2>&1 || true
 	echo "tmux session $SESSION_NAME closed and the ensemble stopped; $OUT stays."
@@ -46,12 +68,19 @@ trap stop EXIT
 pane() { tmux send-keys -t "$1" "$2" Enter; }
 tmux new-session -d -s "$SESSION_NAME" -x 200 -y 50 -c "$root"
 tmux set-option -t "$SESSION_NAME" remain-on-exit on >/dev/null
+# A title on top of each pane says what runs there. tmux 3.4+ can keep a
+# program from changing it (-q: older ones lack the option).
+tmux set-option -w -t "$SESSION_NAME" pane-border-status top >/dev/null
+tmux set-option -w -q -t "$SESSION_NAME" allow-set-title off >/dev/null
 status_pane=$(tmux display-message -p -t "$SESSION_NAME" '#{pane_id}')
+tmux select-pane -t "$status_pane" -T status
 pane "$status_pane" "$BIN status --watch --servers $servers"
 tail_pane=$(tmux split-window -t "$SESSION_NAME" -c "$root" -P -F '#{pane_id}')
+tmux select-pane -t "$tail_pane" -T "$(basename "$OUT")"
 pane "$tail_pane" "tail -F $OUT"
 for i in 1 2 3; do
 	p=$(tmux split-window -t "$SESSION_NAME" -c "$root" -P -F '#{pane_id}')
+	tmux select-pane -t "$p" -T "speaker-$i"
 	pane "$p" "$BIN --servers $servers --name speaker-$i --out $OUT"
 	tmux select-layout -t "$SESSION_NAME" tiled >/dev/null
 done
@@ -61,4 +90,17 @@ if [ "${DEMO_TMUX_DETACHED:-0}" = 1 ]; then
 	echo "tmux session $SESSION_NAME is ready: tmux attach -t $SESSION_NAME; end it with $0 stop"
 	exit 0
 fi
-tmux attach -t "$SESSION_NAME"
+if [ -n "${TMUX:-}" ]; then
+	# Inside tmux, attach would nest a client in this pane, which tmux
+	# refuses: switch this client to the demo's session instead, and end the
+	# demo once no client shows it. If the session is killed while shown,
+	# the client moves to another session rather than leaving tmux.
+	tmux set-option -t "$SESSION_NAME" detach-on-destroy off >/dev/null
+	tmux switch-client -t "$SESSION_NAME"
+	echo "switched to tmux session $SESSION_NAME; leave it (Ctrl-b L, back to this one, or Ctrl-b d) to end the demo"
+	while [ "$(tmux display-message -p -t "$SESSION_NAME" '#{session_attached}' 2>/dev/null || echo 0)" != 0 ]; do
+		sleep 0.5
+	done
+else
+	tmux attach -t "$SESSION_NAME"
+fi

@@ -31,7 +31,9 @@ fi
 NAMES=(speaker-1 speaker-2 speaker-3)
 declare -A pid=()
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings on a terminal only: in a file or a pipe, escapes are noise.
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
+say() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 cleanup() {
 	trap - EXIT INT TERM
@@ -41,11 +43,19 @@ cleanup() {
 	for p in "${pid[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	"$here/ensemble.sh" stop >/dev/null 2>&1 || true
 	echo
-	echo "All speakers and ZooKeeper servers are stopped. Logs and out.txt are in $demo/"
+	if [ -n "$("$here/ensemble.sh" pids 2>/dev/null)" ]; then
+		echo "demo.sh: some ZooKeeper servers in $ENSEMBLE_DIR still run: see ensemble-scripts/ensemble.sh status" >&2
+	else
+		echo "All speakers and ZooKeeper servers are stopped. Logs and out.txt are in $demo/"
+	fi
 }
 
 [ -x "$BIN" ] || { echo "demo.sh: $BIN not found: run make build" >&2; exit 1; }
-if "$here/ensemble.sh" status 2>/dev/null | grep -qE ' (leader|follower|standalone) '; then
+# Below, the demo deletes $ENSEMBLE_DIR: refuse if any server of it runs,
+# serving or not. (No `status | grep -q` here: under pipefail, grep's early
+# exit kills status with SIGPIPE and the check never fires.)
+live=$("$here/ensemble.sh" pids) || { echo "demo.sh: cannot tell whether an ensemble runs in $ENSEMBLE_DIR" >&2; exit 1; }
+if [ -n "$live" ]; then
 	echo "demo.sh: an ensemble is already running in $ENSEMBLE_DIR: run ensemble-scripts/ensemble.sh stop first" >&2
 	exit 1
 fi

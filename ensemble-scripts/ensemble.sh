@@ -3,7 +3,10 @@
 # failure scenarios by hand: kill a server, kill the leader, lose quorum.
 #
 # Server i (1..N) lives in $ENSEMBLE_DIR/zk<i>: zoo.cfg, data/myid,
-# server.log and server.pid. Its ports, from ZK_BASE_PORT (B):
+# server.log and server.pid. The scripts find a running server by its
+# command line, which names its zoo.cfg, not by server.pid: a server
+# outlives its pid file, or its whole folder, and must still be found.
+# Its ports, from ZK_BASE_PORT (B):
 #   client   B + i - 1
 #   peer     B + 1000 + i - 1
 #   election B + 2000 + i - 1
@@ -21,6 +24,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 BASE=${ZK_BASE_PORT:-2181}
 DIR=${ENSEMBLE_DIR:-$(cd "$here/.." && pwd)/out/ensemble}
+# Absolute, and spelled as start spells it in the servers' command lines.
+case $DIR in /*) ;; *) DIR=$PWD/$DIR ;; esac
+if [ -d "$DIR" ]; then DIR=$(cd "$DIR" && pwd); else DIR=${DIR%/}; fi
 TICK=${ZK_TICK_MS:-2000}
 START_TIMEOUT=${ZK_START_TIMEOUT:-30}
 
@@ -33,8 +39,10 @@ usage: ensemble.sh COMMAND
   stop-server ID    SIGTERM server ID and wait until it is gone
   start-server ID   start server ID again
   restart ID        stop-server, then start-server
-  stop              stop every server
-  clean             stop every server and delete $DIR
+  freeze ID SECONDS SIGSTOP server ID, wait SECONDS, SIGCONT it (a cut that lasts: clients get silence)
+  stop              stop every server of $DIR, pid files or not
+  clean             stop every server, then delete $DIR
+  pids              ID and pid of each running server of $DIR, one a line
   servers           print the connection string
   cli [ID]          open zkCli.sh on server ID (default 1)
 USAGE
@@ -50,9 +58,22 @@ peer_port() { echo $((BASE + 1000 + $1 - 1)); }
 election_port() { echo $((BASE + 2000 + $1 - 1)); }
 server_dir() { echo "$DIR/zk$1"; }
 
+# size prints the number of servers: $DIR/servers, or more if a server with
+# a higher ID runs (the folder may be gone); 0 if neither.
+size() {
+	local n=0 id pid
+	if [ -f "$DIR/servers" ]; then n=$(cat "$DIR/servers"); fi
+	while read -r id pid; do
+		if ((id > n)); then n=$id; fi
+	done < <(running)
+	echo "$n"
+}
+
 count() {
-	[ -f "$DIR/servers" ] || die "no ensemble in $DIR; run: ensemble.sh start [N]"
-	cat "$DIR/servers"
+	local n
+	n=$(size)
+	[ "$n" -gt 0 ] || die "no ensemble in $DIR; run: ensemble.sh start [N]"
+	echo "$n"
 }
 
 check_id() {
@@ -63,15 +84,46 @@ check_id() {
 	fi
 }
 
+MAIN=org.apache.zookeeper.server.quorum.QuorumPeerMain
+
+# running prints "ID PID" for each live server of $DIR, found by its command
+# line, which ends in "QuorumPeerMain $DIR/zk<ID>/zoo.cfg" (see launch).
+running() {
+	local f args pid line
+	if [ -d /proc/self ]; then
+		for f in /proc/[0-9]*/cmdline; do
+			# A process may end while we look: skip it.
+			mapfile -d '' -t args 2>/dev/null <"$f" || continue
+			if [ "${#args[@]}" -lt 2 ] || [ "${args[-2]}" != "$MAIN" ]; then continue; fi
+			if [[ "${args[-1]}" =~ ^"$DIR"/zk([1-9])/zoo\.cfg$ ]]; then
+				pid=${f#/proc/}
+				echo "${BASH_REMATCH[1]} ${pid%/cmdline}"
+			fi
+		done
+	else
+		# No /proc (macOS): ps joins the arguments with spaces.
+		while read -r pid line; do
+			if [[ "$line" =~ \ "$MAIN"\ "$DIR"/zk([1-9])/zoo\.cfg$ ]]; then
+				echo "${BASH_REMATCH[1]} $pid"
+			fi
+		done < <(ps -axww -o pid= -o args=)
+	fi | sort -n
+}
+
 # pid_of prints server $1's pid if it is running.
 pid_of() {
-	local f pid
-	f="$(server_dir "$1")/server.pid"
-	[ -f "$f" ] || return 1
-	pid=$(cat "$f")
-	kill -0 "$pid" 2>/dev/null || return 1
-	echo "$pid"
+	local id pid
+	while read -r id pid; do
+		if [ "$id" = "$1" ]; then
+			echo "$pid"
+			return 0
+		fi
+	done < <(running)
+	return 1
 }
+
+# frozen reports whether process $1 is stopped (SIGSTOP): see freeze.
+frozen() { [ "$(ps -o state= -p "$1" 2>/dev/null | cut -c1)" = T ]; }
 
 # srvr sends the four-letter word srvr to port $1 and prints the answer.
 srvr() {
@@ -145,8 +197,9 @@ launch() {
 		die "port $(client_port "$1") is already in use: stop what listens there, or set ZK_BASE_PORT"
 	fi
 	zk_find || exit 1
+	# The last two arguments are how running finds the server: keep them last.
 	nohup setsid "$ZK_JAVA" -Xmx256m -cp "$d:$ZK_CLASSPATH" \
-		org.apache.zookeeper.server.quorum.QuorumPeerMain "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
+		"$MAIN" "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
 	echo $! >"$d/server.pid"
 }
 
@@ -157,7 +210,9 @@ wait_for() {
 		m=$(mode_of "$i")
 		if [ "$want" = serving ] && [[ "$m" =~ ^(leader|follower|standalone)$ ]]; then return 0; fi
 		if [ "$want" = answering ] && [ "$m" != down ]; then return 0; fi
-		pid_of "$i" >/dev/null || die "server $i exited; see $(server_dir "$i")/server.log"
+		# The pid launch wrote: running may not know the child until it execs.
+		kill -0 "$(cat "$(server_dir "$i")/server.pid")" 2>/dev/null ||
+			die "server $i exited; see $(server_dir "$i")/server.log"
 		sleep 0.2
 	done
 	die "server $i did not start within ${START_TIMEOUT}s; see $(server_dir "$i")/server.log"
@@ -181,7 +236,13 @@ report_started() {
 
 stop_one() {
 	local i=$1 sig=$2 pid k
-	pid=$(pid_of "$i") || { echo "server $i is not running"; return 0; }
+	pid=$(pid_of "$i") || {
+		rm -f "$(server_dir "$i")/server.pid"
+		echo "server $i is not running"
+		return 0
+	}
+	# A frozen server would hold SIGTERM until it is resumed.
+	if [ "$sig" = TERM ]; then kill -CONT "$pid" 2>/dev/null || true; fi
 	kill "-$sig" "$pid"
 	for ((k = 0; k < 50; k++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -192,18 +253,48 @@ stop_one() {
 	echo "server $i stopped ($sig)"
 }
 
+# stop_all stops every running server of $DIR, whatever its pid files or
+# $DIR/servers say.
+stop_all() {
+	local n i
+	n=$(size)
+	for ((i = 1; i <= n; i++)); do stop_one "$i" TERM; done
+}
+
+# freeze stops server $1 (SIGSTOP) for $2 seconds, then resumes it. Its
+# variables are global: the EXIT trap uses them after it returns.
+freeze() {
+	frozen_id=$1 frozen_pid="" sleeper=""
+	frozen_pid=$(pid_of "$frozen_id") || die "server $frozen_id is not running"
+	# However this ends (time up, Ctrl-C, kill), the server is resumed: a
+	# server left stopped would be a cut that never heals. (Not on SIGKILL:
+	# then kill -CONT it yourself.)
+	trap 'if [ -n "$sleeper" ]; then kill "$sleeper" 2>/dev/null || true; fi
+		kill -CONT "$frozen_pid" 2>/dev/null || true
+		echo "server $frozen_id resumed (SIGCONT)"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
+	kill -STOP "$frozen_pid"
+	echo "server $frozen_id (pid $frozen_pid) frozen (SIGSTOP) for $2 s: its clients' connections stay open but get no answer"
+	# Sleep in the background and wait for it, so that a signal is acted on
+	# at once, not when the sleep ends.
+	sleep "$2" &
+	sleeper=$!
+	wait "$sleeper"
+	sleeper=""
+}
+
 cmd=${1:-help}
 shift || true
 case $cmd in
 start)
 	n=${1:-3}
 	[[ "$n" =~ ^[1-9]$ ]] || die "bad server count '$n': want 1 to 9" 2
-	if [ -f "$DIR/servers" ]; then
-		for ((i = 1; i <= $(count); i++)); do
-			if pid=$(pid_of "$i"); then
-				die "server $i of the ensemble in $DIR is running (pid $pid); run: ensemble.sh stop"
-			fi
-		done
+	# Never rewrite the configs of live servers, pid files or not.
+	live=$(running)
+	if [ -n "$live" ]; then
+		read -r i pid <<<"$live"
+		die "server $i of the ensemble in $DIR is running (pid $pid); run: ensemble.sh stop"
 	fi
 	# Check every port first: better to refuse than to leave half an
 	# ensemble running. (The election ports of a single server are unused.)
@@ -228,7 +319,12 @@ status)
 	n=$(count)
 	printf '%-3s %-6s %-12s %s\n' id port mode pid
 	for ((i = 1; i <= n; i++)); do
-		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$(mode_of "$i")" "$(pid_of "$i" || echo -)"
+		if pid=$(pid_of "$i") && frozen "$pid"; then
+			mode=frozen # it would not answer srvr
+		else
+			mode=$(mode_of "$i")
+		fi
+		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$mode" "${pid:--}"
 	done
 	;;
 kill)
@@ -252,15 +348,23 @@ restart)
 	wait_for "$1" answering
 	report_started "$1" restarted
 	;;
+freeze)
+	check_id "${1:-}"
+	[[ "${2:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "bad SECONDS '${2:-}': want a number of seconds, such as 30 or 2.5" 2
+	freeze "$1" "$2"
+	;;
 stop)
-	[ -f "$DIR/servers" ] || exit 0
-	n=$(count)
-	for ((i = 1; i <= n; i++)); do stop_one "$i" TERM; done
+	stop_all
 	;;
 clean)
-	if [ -f "$DIR/servers" ]; then "$0" stop; fi
+	stop_all
+	# Delete no data that a server still uses.
+	if [ -n "$(running)" ]; then die "servers of $DIR still run; not deleting it"; fi
 	rm -rf "$DIR"
 	echo "removed $DIR"
+	;;
+pids)
+	running
 	;;
 servers)
 	servers

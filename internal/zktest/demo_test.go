@@ -41,15 +41,36 @@ func demoCmd(t *testing.T, dir, script string, env ...string) (*exec.Cmd, *syncB
 // speakers (--out) and ZooKeeper servers (their config) a demo started.
 func leftovers(dir string) []string {
 	var found []string
+	for _, cmdline := range leftoverPids(dir) {
+		found = append(found, cmdline)
+	}
+	return found
+}
+
+// leftoverPids maps the pid of each process whose command line mentions dir
+// to that command line.
+func leftoverPids(dir string) map[int]string {
+	found := map[int]string{}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		data, err := os.ReadFile(p)
 		if err != nil || !bytes.Contains(data, []byte(dir)) {
 			continue
 		}
-		found = append(found, strings.ReplaceAll(string(data), "\x00", " "))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		found[pid] = strings.ReplaceAll(string(data), "\x00", " ")
 	}
 	return found
+}
+
+// killLeftovers is a test's last resort: SIGKILL whatever still names dir,
+// so that a failing test leaves no JVMs behind for the next.
+func killLeftovers(t *testing.T, dir string) {
+	t.Cleanup(func() {
+		for pid := range leftoverPids(dir) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 }
 
 // waitNoLeftovers gives processes a moment to go, then names any left.
@@ -88,6 +109,51 @@ func TestDemo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "demo", "timeline.svg")); err != nil {
 		t.Errorf("no chart left for inspection: %v", err)
+	}
+	// Not a terminal: plain headings, no escape sequences.
+	if i := strings.IndexByte(out.String(), 0x1b); i >= 0 {
+		t.Errorf("the demo's output, not a terminal, holds an ESC byte: %q", out.String()[max(0, i-20):min(len(out.String()), i+20)])
+	}
+	waitNoLeftovers(t, dir)
+}
+
+// make demo beside an ensemble already running in its folder refuses and
+// touches nothing: the servers keep serving, their folder stays. Then,
+// without its pid files, ensemble.sh stop still finds and stops them.
+func TestDemoRefusesARunningEnsemble(t *testing.T) {
+	dir := t.TempDir()
+	e := &ensembleScript{t: t, dir: filepath.Join(dir, "ensemble"), base: freeBase(t)}
+	t.Cleanup(func() { _, _ = e.run("clean") })
+	killLeftovers(t, dir)
+	e.must("start", "3")
+
+	cmd, out := demoCmd(t, dir, "demo.sh", fmt.Sprintf("ZK_BASE_PORT=%d", e.base))
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("demo.sh ran beside a running ensemble:\n%s", out)
+	}
+	if want := "an ensemble is already running in " + e.dir; !strings.Contains(out.String(), want) {
+		t.Errorf("demo.sh did not say %q:\n%s", want, out)
+	}
+	if strings.Contains(out.String(), "are stopped") {
+		t.Errorf("demo.sh claims it stopped everything, yet started nothing:\n%s", out)
+	}
+	m := e.modes()
+	if l, _ := count(m, "leader"); l != 1 {
+		t.Errorf("after demo.sh: modes %v, want the ensemble still serving", m)
+	} else if f, _ := count(m, "follower"); f != 2 {
+		t.Errorf("after demo.sh: modes %v, want the ensemble still serving", m)
+	}
+	for _, f := range []string{"servers", "zk1/zoo.cfg", "zk1/data/myid", "zk2/data/version-2", "zk3/server.pid"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
+			t.Errorf("demo.sh touched the running ensemble's folder: %v", err)
+		}
+	}
+
+	for i := 1; i <= 3; i++ {
+		_ = os.Remove(filepath.Join(e.dir, fmt.Sprintf("zk%d", i), "server.pid"))
+	}
+	if out := e.must("stop"); strings.Count(out, "stopped") != 3 {
+		t.Errorf("stop without pid files said %q, want three servers stopped", out)
 	}
 	waitNoLeftovers(t, dir)
 }
@@ -133,6 +199,7 @@ func TestDemoTmux(t *testing.T) {
 	stop, stopOut := demoCmd(t, dir, "demo-tmux.sh", env...)
 	stop.Args = append(stop.Args, "stop")
 	defer func() {
+		dumpPanes(t, "", env[2][len("TMUX_SESSION="):])
 		if err := stop.Run(); err != nil {
 			t.Errorf("demo-tmux.sh stop: %v\n%s", err, stopOut)
 		}

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,5 +136,143 @@ func TestEnsembleScript(t *testing.T) {
 	}
 	if m := b.modes(); m["1"] != "standalone" {
 		t.Fatalf("stopping one ensemble touched the other: %v", m)
+	}
+}
+
+// ensemble.sh finds its servers by their command lines, which name their
+// zoo.cfg under its folder: losing the folder (a stray rm -rf) or the pid
+// files does not hide them from status, start, stop or clean.
+func TestEnsembleScriptFindsItsServers(t *testing.T) {
+	a := newEnsembleScript(t)
+	killLeftovers(t, a.dir)
+	a.must("start", "3")
+	if err := os.RemoveAll(a.dir); err != nil {
+		t.Fatal(err)
+	}
+	out := a.must("status")
+	if m := a.modes(); len(m) != 3 || m["1"] == "down" || m["2"] == "down" || m["3"] == "down" {
+		t.Fatalf("status without the folder: %v, want the three servers\n%s", m, out)
+	}
+	if n := len(strings.Fields(out)); n != 4*4 || strings.Contains(out, " -\n") {
+		t.Errorf("status without the folder does not show every pid:\n%s", out)
+	}
+	if out, err := a.run("start", "3"); err == nil || !strings.Contains(out, "is running") {
+		t.Errorf("start over running servers: %v, %q; want a refusal naming them", err, out)
+	}
+	a.must("stop")
+	waitNoLeftovers(t, a.dir)
+
+	// clean stops the servers before it deletes their data, pid files or not.
+	a.must("start", "3")
+	for i := 1; i <= 3; i++ {
+		_ = os.Remove(filepath.Join(a.dir, fmt.Sprintf("zk%d", i), "server.pid"))
+	}
+	a.must("clean")
+	waitNoLeftovers(t, a.dir)
+	if _, err := os.Stat(a.dir); !os.IsNotExist(err) {
+		t.Fatalf("clean left %s", a.dir)
+	}
+}
+
+// procState is the state letter of /proc/PID/stat: R, S, T (stopped), ...
+func procState(t *testing.T, pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatalf("server process %d: %v", pid, err)
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return f[0]
+}
+
+// ensemble.sh freeze ID SECONDS stops a server (SIGSTOP) for a while and
+// resumes it (SIGCONT), on Ctrl-C too.
+func TestEnsembleScriptFreeze(t *testing.T) {
+	a := newEnsembleScript(t)
+	killLeftovers(t, a.dir)
+	a.must("start", "3")
+	var pid int
+	for _, line := range strings.Split(a.must("status"), "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "2" {
+			pid, _ = strconv.Atoi(f[3])
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no pid for server 2 in status:\n%s", a.must("status"))
+	}
+
+	freeze := func(args ...string) (*exec.Cmd, *syncBuffer) {
+		root, _ := RepoRoot()
+		cmd := exec.Command("bash", append([]string{filepath.Join(root, "ensemble-scripts", "ensemble.sh"), "freeze"}, args...)...)
+		cmd.Env = append(os.Environ(), "ENSEMBLE_DIR="+a.dir, fmt.Sprintf("ZK_BASE_PORT=%d", a.base))
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		})
+		return cmd, out
+	}
+	waitStopped := func(cmd *exec.Cmd, out *syncBuffer) {
+		t.Helper()
+		deadline := time.Now().Add(1500 * time.Millisecond)
+		for procState(t, pid) != "T" {
+			if time.Now().After(deadline) {
+				t.Fatalf("server 2 (pid %d) is not stopped during the freeze (state %s):\n%s", pid, procState(t, pid), out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	start := time.Now()
+	cmd, out := freeze("2", "2")
+	waitStopped(cmd, out)
+	if m := a.modes(); m["2"] != "frozen" {
+		t.Errorf("status during the freeze: %v, want server 2 frozen", m)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if s := procState(t, pid); s != "T" {
+		t.Errorf("server 2 resumed %v into a 2 s freeze (state %s)", time.Since(start), s)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("freeze 2 2: %v\n%s", err, out)
+	}
+	if d := time.Since(start); d < 2*time.Second || d > 5*time.Second {
+		t.Errorf("freeze 2 2 took %v, want about 2 s", d)
+	}
+	if s := procState(t, pid); s == "T" {
+		t.Fatalf("server 2 still stopped after the freeze:\n%s", out)
+	}
+	t.Logf("freeze 2 2 said:\n%s", out)
+
+	// Ctrl-C during a long freeze resumes the server.
+	cmd, out = freeze("2", "60")
+	waitStopped(cmd, out)
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("freeze exited 0 after Ctrl-C; want a failure status")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("freeze 2 60 still running 5 s after Ctrl-C:\n%s", out)
+	}
+	if s := procState(t, pid); s == "T" {
+		t.Fatalf("server 2 still stopped after Ctrl-C of the freeze:\n%s", out)
+	}
+	if m := a.modes(); m["2"] == "frozen" || m["2"] == "down" {
+		t.Errorf("after the freezes: %v, want server 2 serving", m)
+	}
+
+	for _, bad := range [][]string{{"freeze", "7", "1"}, {"freeze", "2", "soon"}, {"freeze", "2"}} {
+		if out, err := a.run(bad...); err == nil {
+			t.Errorf("ensemble.sh %s succeeded: %q", strings.Join(bad, " "), out)
+		}
 	}
 }

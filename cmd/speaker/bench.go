@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -127,7 +124,7 @@ func runBench(c *cli.Context) error {
 		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.Addr)
 	}
 	b := bench.New(plan.servers, plan.session, log)
-	out := newBenchOutput(os.Stdout, plan.json)
+	out := bench.NewReport(os.Stdout, plan.json)
 	for _, bc := range plan.cases {
 		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.Candidates, bc.Rounds)
 		row, err := b.Run(ctx, bc)
@@ -137,9 +134,9 @@ func runBench(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("%s at %d candidates: %w", bc, bc.Candidates, err)
 		}
-		out.row(row)
+		out.Row(row)
 	}
-	out.flush()
+	out.Flush()
 	if plan.window > 0 {
 		exe, err := os.Executable()
 		if err != nil {
@@ -149,54 +146,7 @@ func runBench(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		out.processes(procs)
+		out.Processes(procs)
 	}
 	return nil
-}
-
-// benchOutput prints rows as a table or as JSON lines.
-type benchOutput struct {
-	w    io.Writer
-	json bool
-	tw   *tabwriter.Writer
-}
-
-func newBenchOutput(w io.Writer, asJSON bool) *benchOutput {
-	o := &benchOutput{w: w, json: asJSON}
-	if !asJSON {
-		o.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tCANDIDATES\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tNOTIFICATIONS/FAILOVER\tREQUESTS/FAILOVER\t")
-	}
-	return o
-}
-
-func (o *benchOutput) row(r bench.Row) {
-	if o.json {
-		_ = json.NewEncoder(o.w).Encode(r)
-		return
-	}
-	fmt.Fprintf(o.tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Election, r.Watch, r.Candidates, r.Rounds,
-		r.FailoverMsP50, r.FailoverMsP99, r.FailoverMsMax, r.NotificationsPerFailover, r.RequestsPerFailover)
-}
-
-func (o *benchOutput) flush() {
-	if o.tw != nil {
-		_ = o.tw.Flush()
-	}
-}
-
-func (o *benchOutput) processes(ps []bench.ProcessUsage) {
-	if o.json {
-		for _, p := range ps {
-			_ = json.NewEncoder(o.w).Encode(p)
-		}
-		return
-	}
-	fmt.Fprintln(o.w)
-	tw := tabwriter.NewWriter(o.w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "SPEAKER PROCESS\tINTERVAL\tRSS MB\tCPU %\tOVER\t")
-	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.0fs\t\n", p.Role, p.Interval, p.RSSMB, p.CPUPercent, p.WindowS)
-	}
-	_ = tw.Flush()
 }

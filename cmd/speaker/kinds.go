@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/bench"
+	"zkspeaker/internal/electionstatus"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
@@ -30,13 +31,6 @@ type monitorSettings struct {
 	log    *slog.Logger
 }
 
-// sessionWatches is what the servers say about who watches what (wchc),
-// for status; known is false when no server would say.
-type sessionWatches struct {
-	bySession map[int64][]string
-	known     bool
-}
-
 // electionKind is one value of --election: everything the command does
 // differently for it, in one row, so that no other code branches on it.
 type electionKind struct {
@@ -47,7 +41,7 @@ type electionKind struct {
 	start func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error)
 	// inspect prints the election as `speaker status` shows it, and
 	// returns the watch that fires at its next change.
-	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error)
+	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error)
 }
 
 var electionKinds = []electionKind{
@@ -57,10 +51,10 @@ var electionKinds = []electionKind{
 			return nodemonitor.New(rz, l, nodemonitor.WithPath(s.path), nodemonitor.WithWatch(s.watch),
 				nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(s.acl), nodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
 			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
 			if err == nil {
-				writeView(b, v, w)
+				electionstatus.WriteSequential(b, v, w)
 			}
 			return wake, err
 		},
@@ -71,10 +65,10 @@ var electionKinds = []electionKind{
 			return znodemonitor.New(rz, l, znodemonitor.WithPath(s.path),
 				znodemonitor.WithPolicy(s.policy), znodemonitor.WithACL(s.acl), znodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w sessionWatches) (<-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
 			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
 			if err == nil {
-				writeHolder(b, h, w, rz.SessionID())
+				electionstatus.WriteSingleFile(b, h, w, rz.SessionID())
 			}
 			return wake, err
 		},

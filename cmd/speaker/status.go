@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -15,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/fourletter"
+	"zkspeaker/internal/electionstatus"
 	"zkspeaker/recoverable"
 )
 
@@ -31,15 +29,6 @@ func statusCommand() *cli.Command {
 		OnUsageError: onUsageError,
 	}
 }
-
-// statusSettle is how long --watch waits after a change before it looks:
-// the candidates need a moment to set their new watches, and wchc should
-// show the new ones.
-const statusSettle = 150 * time.Millisecond
-
-// serverRecheck is how often --watch asks the servers for their modes. No
-// ZooKeeper watch reports a server going down, so this one part polls.
-const serverRecheck = 2 * time.Second
 
 func runStatus(c *cli.Context) error {
 	if c.NArg() > 0 {
@@ -64,143 +53,21 @@ func runStatus(c *cli.Context) error {
 	}
 	defer rz.Close()
 
-	st := statusPrinter{w: os.Stdout, servers: servers, election: election, path: path, clear: c.Bool("watch") && isTerminal(os.Stdout)}
+	st := electionstatus.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
+		Clear: c.Bool("watch") && isTerminal(os.Stdout),
+		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
+			return election.inspect(ctx, rz, path, b, w)
+		}}
 	if !c.Bool("watch") {
 		once, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
-		_, err := st.print(once, rz)
+		_, err := st.Print(once, rz)
 		if err != nil {
 			return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
 		}
 		return nil
 	}
-	return st.watch(ctx, rz)
-}
-
-// statusPrinter prints one election, once or at every change.
-type statusPrinter struct {
-	w        io.Writer
-	servers  []string
-	election electionKind
-	path     string
-	clear    bool
-	modes    []fourletter.ServerInfo
-	last     string // what was printed last, without its time
-}
-
-// watch prints the election, then waits for the ZooKeeper watch that Inspect
-// left to fire, and prints it again.
-func (s *statusPrinter) watch(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
-	recheck := time.NewTicker(serverRecheck)
-	defer recheck.Stop()
-	sessions := rz.Observe(ctx)
-	for {
-		wake, err := s.print(ctx, rz)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err != nil {
-			fmt.Fprintf(s.w, "cannot read the election: %v\n", err)
-		}
-	wait:
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-wake:
-				break wait
-			case ev := <-sessions:
-				if ev.State == recoverable.StateConnected || ev.State == recoverable.StateExpired {
-					break wait // look again on the (new) session
-				}
-			case <-recheck.C:
-				if !slices.Equal(s.modes, s.serverModes(ctx)) {
-					break wait
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(statusSettle):
-		}
-	}
-}
-
-// print reads and prints the election once and returns the watch that fires
-// at its next change.
-func (s *statusPrinter) print(ctx context.Context, rz *recoverable.RecoverableZookeeper) (<-chan zk.Event, error) {
-	var b strings.Builder
-	wake, err := s.election.inspect(ctx, rz, s.path, &b, s.watchesBySession(ctx))
-	s.modes = s.serverModes(ctx)
-	b.WriteString("servers\n")
-	for _, m := range s.modes {
-		fmt.Fprintf(&b, "  %-22s %s\n", m.Addr, m.Mode)
-	}
-	// Each server lists only its own sessions' watches, so a forgotten
-	// ZK_SERVERS would show half the picture without a word.
-	if n := ensembleSize(ctx, rz); n > len(s.servers) {
-		fmt.Fprintf(&b, "note: the ensemble has %d servers and --servers names %d: watches of sessions connected to the others are not shown\n", n, len(s.servers))
-	}
-	// A wake-up that changed nothing (the session's replayed "connected",
-	// a watch on a node that came back as it was) prints nothing.
-	if b.String() == s.last {
-		return wake, err
-	}
-	s.last = b.String()
-	if s.clear {
-		_, _ = io.WriteString(s.w, "\033[H\033[2J")
-	}
-	fmt.Fprintf(s.w, "election %s (%s) at %s\n%s", s.path, s.election.name, time.Now().UTC().Format(time.TimeOnly), s.last)
-	return wake, err
-}
-
-// ensembleSize counts the voting servers in /zookeeper/config, the
-// configuration ZooKeeper 3.5 and later publish; 0 when it cannot tell, as
-// on a standalone server.
-func ensembleSize(ctx context.Context, rz *recoverable.RecoverableZookeeper) int {
-	data, _, err := rz.Get(ctx, "/zookeeper/config")
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "server.") && strings.HasSuffix(strings.TrimSpace(line), ":participant") {
-			n++
-		}
-	}
-	return n
-}
-
-// serverModes asks every server for its mode with srvr.
-func (s *statusPrinter) serverModes(ctx context.Context) []fourletter.ServerInfo {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	out := make([]fourletter.ServerInfo, len(s.servers))
-	for i, addr := range s.servers {
-		info := fourletter.Srvr(ctx, addr)
-		out[i] = fourletter.ServerInfo{Addr: info.Addr, Mode: info.Mode} // only what status shows
-	}
-	return out
-}
-
-// watchesBySession merges wchc from every server: which paths each session
-// watches. It is not known when no server allowed wchc.
-func (s *statusPrinter) watchesBySession(ctx context.Context) sessionWatches {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	all := sessionWatches{bySession: map[int64][]string{}}
-	for _, addr := range s.servers {
-		w, err := fourletter.Watches(ctx, addr)
-		if err != nil {
-			continue
-		}
-		all.known = true
-		for id, paths := range w {
-			all.bySession[id] = append(all.bySession[id], paths...)
-		}
-	}
-	return all
+	return st.Watch(ctx, rz)
 }
 
 func isTerminal(f *os.File) bool {

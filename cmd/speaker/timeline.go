@@ -2,15 +2,13 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/timelinereport"
 	"zkspeaker/speaker"
 )
 
@@ -65,10 +63,10 @@ func runTimeline(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	writeTimeline(os.Stdout, name, tl, c.Int("width"))
+	timelinereport.Write(os.Stdout, name, tl, c.Int("width"))
 	if svg := c.String("svg"); svg != "" {
 		var b strings.Builder
-		writeSVG(&b, tl)
+		timelinereport.WriteSVG(&b, tl)
 		if err := os.WriteFile(svg, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
@@ -76,55 +74,3 @@ func runTimeline(c *cli.Context) error {
 	}
 	return nil
 }
-
-// writeTimeline prints the terms, the anomalies and the chart.
-func writeTimeline(w io.Writer, name string, tl *speaker.Timeline, width int) {
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n", name, count(tl.Lines(), "line"), count(len(tl.Writers), "writer"),
-		count(len(tl.Terms), "term"), count(len(tl.Anomalies), "anomaly"))
-	if len(tl.Terms) == 0 {
-		writeAnomalies(w, tl) // a file of garbage: say what is wrong with it
-		return
-	}
-	fmt.Fprintf(w, "\nterms (UTC, %s)\n", tl.Terms[0].First.UTC().Format(time.DateOnly))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TERM\tNAME\tFIRST\tLAST\tLINES\tCOUNTERS\tGAP BEFORE\t")
-	for i, t := range tl.Terms {
-		gap := "-"
-		if t.HasGapBefore {
-			gap = t.GapBefore.Round(time.Millisecond).String()
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d-%d\t%s\t\n", i+1, t.Name, clock(t.First), clock(t.Last), t.Lines, t.FromCounter, t.ToCounter, gap)
-	}
-	_ = tw.Flush()
-	writeAnomalies(w, tl)
-	fmt.Fprintln(w)
-	writeChart(w, tl, width)
-}
-
-// writeAnomalies lists what a correct election never writes.
-func writeAnomalies(w io.Writer, tl *speaker.Timeline) {
-	if len(tl.Anomalies) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nanomalies")
-	for _, a := range tl.Anomalies {
-		where := ""
-		if a.Line > 0 {
-			where = fmt.Sprintf("line %d: ", a.Line)
-		}
-		fmt.Fprintf(w, "  %s%s: %s\n", where, a.Kind, a.Detail)
-	}
-}
-
-// count says "1 line" or "3 lines"; anomaly becomes anomalies.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }

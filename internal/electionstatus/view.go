@@ -1,4 +1,4 @@
-package main
+package electionstatus
 
 import (
 	"fmt"
@@ -10,12 +10,12 @@ import (
 	"zkspeaker/znodemonitor"
 )
 
-// writeView prints a sequential election as a table, one candidate per
+// WriteSequential prints a sequential election as a table, one candidate per
 // line in order: the first leads, each other one waits on the one it
 // watches. The WATCHES column comes from the servers (wchc) when they allow
 // it, so it shows what the candidates really watch: one predecessor each
 // by default, the whole list under --watch children (the herd).
-func writeView(b *strings.Builder, v nodemonitor.View, watches sessionWatches) {
+func WriteSequential(b *strings.Builder, v nodemonitor.View, watches Watches) {
 	if !v.Exists {
 		fmt.Fprintf(b, "  %s does not exist: no speaker has joined yet\n", v.Path)
 		return
@@ -42,9 +42,15 @@ func writeView(b *strings.Builder, v nodemonitor.View, watches sessionWatches) {
 	}
 }
 
+// Watches is what the servers say about who watches what (wchc).
+type Watches struct {
+	BySession map[int64][]string // paths each session watches
+	Known     bool               // false when no server would say
+}
+
 // watching says what seat i watches, in words.
-func watching(v nodemonitor.View, i int, watches sessionWatches) string {
-	if !watches.known {
+func watching(v nodemonitor.View, i int, watches Watches) string {
+	if !watches.Known {
 		// The servers would not say (wchc not allowed): tell what the
 		// default recipe does, and say that it is expected, not seen.
 		if p := v.Predecessor(i); p != nil {
@@ -53,7 +59,7 @@ func watching(v nodemonitor.View, i int, watches sessionWatches) string {
 		return "itself?"
 	}
 	var out []string
-	for _, path := range watches.bySession[v.Seats[i].Owner] {
+	for _, path := range watches.BySession[v.Seats[i].Owner] {
 		switch {
 		case path == v.Path:
 			out = append(out, "all (children)")
@@ -80,19 +86,19 @@ func watching(v nodemonitor.View, i int, watches sessionWatches) string {
 	return strings.Join(out, ", ")
 }
 
-// writeHolder prints a single-file election: the holder, and the sessions
+// WriteSingleFile prints a single-file election: the holder, and the sessions
 // waiting for its znode to go, when the servers allow wchc.
-func writeHolder(b *strings.Builder, h znodemonitor.Holder, watches sessionWatches, self int64) {
+func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, watches Watches, self int64) {
 	if !h.Held {
 		fmt.Fprintf(b, "  nobody holds %s: nobody speaks\n", h.Path)
 	} else {
 		fmt.Fprintf(b, "  leader  %s  session 0x%x  epoch %d\n", h.Data, h.Owner, h.Czxid)
 	}
-	if !watches.known {
+	if !watches.Known {
 		return
 	}
 	var waiting []string
-	for id, paths := range watches.bySession {
+	for id, paths := range watches.BySession {
 		if id != h.Owner && id != self && slices.Contains(paths, h.Path) {
 			waiting = append(waiting, fmt.Sprintf("0x%x", id))
 		}

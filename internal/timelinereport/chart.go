@@ -1,4 +1,4 @@
-package main
+package timelinereport
 
 import (
 	"fmt"
@@ -38,10 +38,10 @@ func (s span) at(t time.Time, n int) int {
 	return min(max(i, 0), n-1)
 }
 
-// writeChart draws one row per writer across time: '#' where it spoke.
+// WriteChart draws one row per writer across time: '#' where it spoke.
 // A handover shows as one row ending where the next begins; two rows with
 // '#' in the same columns are two writers at once.
-func writeChart(w io.Writer, tl *speaker.Timeline, width int) {
+func WriteChart(w io.Writer, tl *speaker.Timeline, width int) {
 	sp := chartSpan(tl)
 	label := 0
 	for _, name := range tl.Writers {
@@ -64,9 +64,9 @@ func writeChart(w io.Writer, tl *speaker.Timeline, width int) {
 	}
 }
 
-// writeSVG draws the same chart as an SVG picture: a bar per stretch of
+// WriteSVG draws the same chart as an SVG picture: a bar per stretch of
 // steady speaking, one row per writer, overlaps in red.
-func writeSVG(w io.Writer, tl *speaker.Timeline) {
+func WriteSVG(w io.Writer, tl *speaker.Timeline) {
 	const (
 		left, plot, row, top = 160, 800, 28, 30
 	)

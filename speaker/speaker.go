@@ -207,11 +207,13 @@ func (s *Speaker) speak(term uint64) {
 		e, err := confirm(ctx)
 		cancel()
 		s.mu.Lock()
-		failing := s.failing
+		failing, current := s.failing, s.active && s.term == term
 		s.failing = err != nil
 		s.mu.Unlock()
 		if err != nil {
-			if !failing {
+			// A term that ended while we asked (the monitor stopped us) has
+			// nothing to report: its end was logged already.
+			if !failing && current {
 				s.log.Warn("cannot confirm that we still lead; not writing", "error", err)
 			}
 			return

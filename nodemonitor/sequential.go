@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -64,6 +65,7 @@ type sequential struct {
 	log     *slog.Logger
 	node    string // our znode, "" until we join
 	session int64  // the session that owns node; 0 while unknown
+	epoch   int64  // node's czxid, 0 while unknown
 	name    string // our protected name, the same for every create
 	unsure  bool   // a create failed: it may have made a node all the same
 }
@@ -90,13 +92,24 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		var (
 			children []string
 			wake     <-chan zk.Event
+			proof    election.Proof
 			err      error
 		)
 		if s.watch == WatchChildren {
 			// The first article's way: everyone watches the whole list.
 			children, wake, err = s.zk.ChildrenW(ctx, s.path)
 		} else {
-			children, err = s.zk.Children(ctx, s.path)
+			// A sync, and the listing right behind it: one round trip. If
+			// the sync succeeds, our session was alive at the ZooKeeper
+			// leader after sent, and our unique name in the listing, made
+			// on this very session, says we still stand: together, the
+			// first line's confirmation.
+			var sent time.Time
+			var syncErr error
+			children, sent, syncErr, err = s.zk.SyncChildren(ctx, s.path)
+			if syncErr == nil && s.epoch != 0 {
+				proof = election.Proof{Epoch: s.epoch, Sent: sent}
+			}
 		}
 		if errors.Is(err, zk.ErrNoNode) {
 			// The whole election path was deleted (zkCli deleteall), and our
@@ -117,15 +130,20 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 			s.node = ""
 			continue
 		}
+		if s.session != s.zk.SessionID() {
+			continue // the session changed under the listing: not ours to trust
+		}
 		if s.watch == WatchChildren {
 			return election.Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
 		}
-		// The leader watches its own znode, so that a delete by hand stops
-		// it at once; a follower watches only the one just ahead of it.
-		target := s.node
-		if me > 0 {
-			target = s.path + "/" + cands[me-1].Name
+		if me == 0 {
+			// The leader watches its own znode, so that a delete by hand
+			// stops it at once; the engine sets that watch after the first
+			// line is on its way.
+			return election.Decision{Leader: true, Node: s.node, Watch: s.watchOwn, Proof: proof}, nil
 		}
+		// A follower watches only the one just ahead of it.
+		target := s.path + "/" + cands[me-1].Name
 		// A get, not an exists: an exists on a missing node would leave a
 		// watch for its creation, and a sequential name never comes back,
 		// so that watch would stay until the session ends (Curator's
@@ -138,11 +156,16 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		if err != nil {
 			return election.Decision{}, err
 		}
-		if me > 0 {
-			s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
-		}
-		return election.Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+		s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
+		return election.Decision{Node: s.node, Wake: wake}, nil
 	}
+}
+
+// watchOwn sets the leader's watch on its own znode. A get, as for the
+// predecessor; ErrNoNode means our znode is gone, and the engine checks again.
+func (s *sequential) watchOwn(ctx context.Context) (<-chan zk.Event, error) {
+	_, _, wake, err := s.zk.GetW(ctx, s.node)
+	return wake, err
 }
 
 // join makes sure the election znode exists and creates our candidate.
@@ -171,7 +194,8 @@ func (s *sequential) join(ctx context.Context) error {
 		}
 		s.unsure = false
 		if found != "" {
-			s.node, s.session = found, s.zk.SessionID()
+			s.node, s.session, s.epoch = found, s.zk.SessionID(), 0
+			s.readEpoch(ctx)
 			s.log.Info("joined the election (found the znode of a create that had failed)", "znode", found, "session", fmt.Sprintf("0x%x", s.session))
 			return nil
 		}
@@ -182,7 +206,7 @@ func (s *sequential) join(ctx context.Context) error {
 		s.unsure = true
 		return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
 	}
-	s.node, s.session = node, session
+	s.node, s.session, s.epoch = node, session, 0
 	if s.zk.SessionID() != session {
 		// The session changed under the create. go-zookeeper sends a request
 		// that waited across an expiry on the new session, so the node may
@@ -193,7 +217,18 @@ func (s *sequential) join(ctx context.Context) error {
 		return nil
 	}
 	s.log.Info("joined the election", "znode", node, "session", fmt.Sprintf("0x%x", s.session))
+	s.readEpoch(ctx)
 	return nil
+}
+
+// readEpoch learns our znode's czxid, the epoch our lines will carry, while
+// we wait in line: later, the failover need not ask for it. Without it the
+// first line confirms itself with a round trip of its own.
+func (s *sequential) readEpoch(ctx context.Context) {
+	ok, st, err := s.zk.ExistsOnce(ctx, s.node)
+	if err == nil && ok && st.EphemeralOwner == s.session {
+		s.epoch = st.Czxid
+	}
 }
 
 // settleOwner learns which session owns our znode when join could not tell
@@ -211,7 +246,7 @@ func (s *sequential) settleOwner(ctx context.Context) error {
 		s.node = ""
 		return nil
 	}
-	s.session = st.EphemeralOwner
+	s.session, s.epoch = st.EphemeralOwner, st.Czxid
 	if s.session == s.zk.SessionID() {
 		s.log.Info("joined the election (the znode was made on the new session)", "znode", s.node, "session", fmt.Sprintf("0x%x", s.session))
 	}

@@ -28,6 +28,7 @@ type RecoverableZookeeper struct {
 	timeout atomic.Int64 // negotiated session timeout in ns, read off the wire
 	born    time.Time    // the monotonic origin of acked
 	acked   atomic.Int64 // ns since born when the last request a server answered was sent
+	writes  writeWaiters // who waits for a request to leave (pipeline)
 
 	// Only go-zookeeper's callback goroutine writes these.
 	lastSession int64

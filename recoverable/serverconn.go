@@ -46,7 +46,7 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	return &serverConn{Conn: c, acked: r.noteAcked, timeout: func(ms int32) {
+	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, timeout: func(ms int32) {
 		if ms > 0 {
 			r.timeout.Store(int64(ms) * int64(time.Millisecond))
 		}
@@ -63,12 +63,14 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 type serverConn struct {
 	net.Conn
 	acked   func(sent time.Time)
+	wrote   func(op int32)
 	timeout func(ms int32)
 
 	mu      sync.Mutex // go-zookeeper reads and writes on two goroutines
 	sent    []request  // written, not yet answered, oldest first
 	out, in frames
 	inN     int      // frames read
+	outN    int      // frames written
 	first   [12]byte // the start of the ConnectResponse
 	firstN  int
 }
@@ -86,8 +88,21 @@ const opSetAuth = 100
 func (c *serverConn) Write(p []byte) (int, error) {
 	now := time.Now() // before the bytes leave, so before any answer
 	c.mu.Lock()
-	c.out.feed(p, func(_, op int32) { c.sent = append(c.sent, request{now, op}) })
+	var ops []int32
+	c.out.feed(p, func(_, op int32) {
+		c.sent = append(c.sent, request{now, op})
+		if c.outN++; c.outN > 1 { // the first is the handshake, which has no opcode
+			ops = append(ops, op)
+		}
+	})
 	c.mu.Unlock()
+	// go-zookeeper's one writer goroutine is in here: whatever is queued
+	// from now on reaches the server after these requests.
+	for _, op := range ops {
+		if c.wrote != nil {
+			c.wrote(op)
+		}
+	}
 	return c.Conn.Write(p)
 }
 

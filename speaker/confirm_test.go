@@ -23,15 +23,15 @@ func TestConfirmGatesEveryLineAndAddsTheEpoch(t *testing.T) {
 	defer s.Close()
 	var ok atomic.Bool
 	var calls atomic.Int64
-	s.StartSpeaking(func(ctx context.Context) (int64, error) {
+	s.StartSpeaking(func(ctx context.Context) (int64, time.Time, error) {
 		calls.Add(1)
 		if _, has := ctx.Deadline(); !has {
 			t.Error("confirm called without a deadline")
 		}
 		if !ok.Load() {
-			return 0, errors.New("session expired")
+			return 0, time.Now(), errors.New("session expired")
 		}
-		return 42, nil
+		return 42, time.Now(), nil
 	})
 	time.Sleep(50 * time.Millisecond)
 	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
@@ -99,15 +99,40 @@ func TestAStaleConfirmWritesNothing(t *testing.T) {
 	}
 	defer s.Close()
 	var calls atomic.Int64
-	s.StartSpeaking(func(context.Context) (int64, error) {
+	s.StartSpeaking(func(context.Context) (int64, time.Time, error) {
 		calls.Add(1)
+		sent := time.Now()
 		time.Sleep(30 * time.Millisecond) // "yes", but it arrives after a pause longer than the deadline
-		return 42, nil
+		return 42, sent, nil
 	})
 	time.Sleep(150 * time.Millisecond)
 	s.StopSpeaking()
 	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
 		t.Fatalf("wrote %q on stale confirms (%d confirms)", data, calls.Load())
+	}
+}
+
+// The first confirm of a term may answer at once with the proof the
+// election got (issue 14): the line is then as fresh as that proof's
+// request, and a proof older than the confirm deadline must write nothing,
+// however fast it is handed over.
+func TestAnOldProofHandedOverAtOnceWritesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	s, err := New(path, WithName("c"), WithInterval(20*time.Millisecond), WithFsync(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	proved := time.Now().Add(-30 * time.Millisecond) // older than the 10 ms deadline
+	var calls atomic.Int64
+	s.StartSpeaking(func(context.Context) (int64, time.Time, error) {
+		calls.Add(1)
+		return 42, proved, nil
+	})
+	time.Sleep(100 * time.Millisecond)
+	s.StopSpeaking()
+	if data, _ := os.ReadFile(path); len(data) != 0 || calls.Load() < 2 {
+		t.Fatalf("wrote %q on a proof older than the deadline (%d confirms)", data, calls.Load())
 	}
 }
 
@@ -127,7 +152,7 @@ func TestAFencedSpeakerStopsAndSaysSoOnce(t *testing.T) {
 	}
 	defer s.Close()
 	var calls atomic.Int64
-	s.StartSpeaking(func(context.Context) (int64, error) { calls.Add(1); return 99, nil })
+	s.StartSpeaking(func(context.Context) (int64, time.Time, error) { calls.Add(1); return 99, time.Now(), nil })
 	time.Sleep(60 * time.Millisecond) // a dozen ticks
 	s.StopSpeaking()
 	if data, _ := os.ReadFile(path); string(data) != newer {
@@ -140,7 +165,7 @@ func TestAFencedSpeakerStopsAndSaysSoOnce(t *testing.T) {
 		t.Fatalf("confirm called %d times after the fence, want 1: the term is over", calls.Load())
 	}
 	// Elected anew with a newer epoch, it writes again, after the newer line.
-	s.StartSpeaking(func(context.Context) (int64, error) { return 101, nil })
+	s.StartSpeaking(func(context.Context) (int64, time.Time, error) { return 101, time.Now(), nil })
 	waitCounter(t, s, 1)
 	s.StopSpeaking()
 	data, _ := os.ReadFile(path)

@@ -32,7 +32,7 @@ type Speaker struct {
 	active  bool
 	term    uint64                               // counts StartSpeaking calls, so a late confirm cannot write into a new term
 	counter uint64                               // the last counter written; each line is counter+1
-	confirm func(context.Context) (int64, error) // this term's, nil under at-least-one
+	confirm func(context.Context) (int64, time.Time, error) // this term's, nil under at-least-one
 	fence   bool
 	fenced  uint64        // the term a newer epoch in the file fenced off; it writes no more
 	failing bool          // the last confirm failed; log only the first failure of a run
@@ -81,10 +81,12 @@ func (s *Speaker) ProcessName() string { return s.name }
 //
 // confirm, when not nil, is called before every line of this term: it
 // proves, with a round trip to ZooKeeper, that we still lead, and returns
-// the leader's epoch, which each line then carries as "epoch=<n>". When it
-// fails the Speaker stays silent (the at-most-one policy). Calling
-// StartSpeaking while active does nothing.
-func (s *Speaker) StartSpeaking(confirm func(ctx context.Context) (epoch int64, err error)) {
+// the leader's epoch, which each line then carries as "epoch=<n>", and when
+// the proving request was sent. A line is written only if that moment is
+// less than the confirm deadline ago; otherwise, or when confirm fails, the
+// Speaker stays silent (the at-most-one policy). Calling StartSpeaking
+// while active does nothing.
+func (s *Speaker) StartSpeaking(confirm func(ctx context.Context) (epoch int64, sent time.Time, err error)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active || s.closed {
@@ -200,11 +202,13 @@ func (s *Speaker) speak(term uint64) {
 	if fenced {
 		return
 	}
-	var epoch int64
-	asked := time.Now()
+	var (
+		epoch int64
+		sent  time.Time // when the proof's request left; its age is measured from then
+	)
 	if confirm != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), s.confirmDeadline())
-		e, err := confirm(ctx)
+		e, at, err := confirm(ctx)
 		cancel()
 		s.mu.Lock()
 		failing, current := s.failing, s.active && s.term == term
@@ -221,14 +225,14 @@ func (s *Speaker) speak(term uint64) {
 		if failing {
 			s.log.Info("leadership confirmed again; writing")
 		}
-		epoch = e
+		epoch, sent = e, at
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.active || s.term != term {
 		return
 	}
-	if confirm != nil && time.Since(asked) > s.confirmDeadline() {
+	if confirm != nil && time.Since(sent) > s.confirmDeadline() {
 		// The answer is stale: the process was paused (SIGSTOP, a long GC)
 		// after it asked, and leadership may have moved meanwhile. The
 		// monotonic clock runs on while a process is frozen, so this
@@ -236,7 +240,7 @@ func (s *Speaker) speak(term uint64) {
 		// only --fence closes it. Err on the side of silence and ask again
 		// next tick (one warning per run of stale answers).
 		if !s.failing {
-			s.log.Warn("confirmation too old to act on (were we paused?); not writing", "age", time.Since(asked).Round(time.Millisecond))
+			s.log.Warn("confirmation too old to act on (were we paused?); not writing", "age", time.Since(sent).Round(time.Millisecond))
 		}
 		s.failing = true
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -25,44 +26,72 @@ type singleFile struct {
 }
 
 // Check implements election.Recipe: try to create the znode; on
-// node-exists, watch it.
+// node-exists, watch it. The create and the watch go out together: one
+// round trip decides the race, proves a winner's session alive (a create is
+// a write the ZooKeeper leader accepted), and reads the epoch.
 func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 	for {
 		session := s.zk.SessionID()
 		if s.held != 0 && s.held != session {
 			s.held = 0 // it died with the old session
 		}
-		if s.held == 0 {
-			if !s.parentReady {
-				if err := s.ensureParent(ctx); err != nil {
-					return election.Decision{}, err
-				}
-				s.parentReady = true // not again at every race: the herd is costly enough
+		if s.held == 0 && !s.parentReady {
+			if err := s.ensureParent(ctx); err != nil {
+				return election.Decision{}, err
 			}
-			// A lost reply is settled inside: the znode is ours only if its
-			// EphemeralOwner is this session.
-			_, err := s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl)
+			s.parentReady = true // not again at every race: the herd is costly enough
+		}
+		var (
+			st    *zk.Stat
+			wake  <-chan zk.Event
+			proof election.Proof
+			err   error
+		)
+		if s.held == 0 {
+			var sent time.Time
+			var createErr error
+			st, wake, sent, createErr, err = s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
 			switch {
-			case errors.Is(err, zk.ErrNoNode):
+			case errors.Is(createErr, zk.ErrNoNode):
 				// An operator deleted the parent: create it again.
 				s.parentReady = false
 				continue
-			case err == nil && s.zk.SessionID() == session:
+			case recoverable.IsRetryable(createErr):
+				// The reply was lost: the znode may be ours. CreateEphemeral
+				// retries and settles it by the znode's owner.
+				if _, createErr = s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl); createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) {
+					return election.Decision{}, createErr
+				}
+				if createErr == nil && s.zk.SessionID() == session {
+					s.held = session
+					s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
+				}
+				st, wake, err = s.watch(ctx)
+			case createErr == nil && s.zk.SessionID() == session:
 				s.held = session
 				s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
-			case err == nil:
+				if st != nil && st.EphemeralOwner == session {
+					proof = election.Proof{Epoch: st.Czxid, Sent: sent}
+				}
+			case createErr == nil:
 				return election.Decision{}, fmt.Errorf("znodemonitor: create %s: %w", s.path, election.ErrSessionChanged)
-			case !errors.Is(err, zk.ErrNodeExists):
-				return election.Decision{}, err
+			case errors.Is(createErr, zk.ErrNodeExists) && err == nil && st != nil && st.EphemeralOwner == session:
+				// Ours already: an earlier create whose answer we never got
+				// (the check's deadline passed) made it on this session.
+				s.held = session
+				s.log.Info("created the leader znode (found it from a create that had failed)", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
+			case !errors.Is(createErr, zk.ErrNodeExists):
+				return election.Decision{}, createErr
 			}
+		} else {
+			// Leader or not, watch the znode: the leader to notice a delete
+			// by hand, the others to race again when it goes.
+			st, wake, err = s.watch(ctx)
 		}
-		// Leader or not, watch the znode: the leader to notice a delete by
-		// hand, the others to race again when it goes.
-		ok, st, wake, err := s.zk.ExistsW(ctx, s.path)
 		if err != nil {
 			return election.Decision{}, err
 		}
-		if !ok {
+		if st == nil {
 			if s.held != 0 {
 				s.log.Warn("our znode is gone; trying again", "znode", s.path)
 				s.held = 0
@@ -71,13 +100,22 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 		}
 		if s.held != 0 && st.EphemeralOwner != s.held {
 			// Deleted and re-created by someone else before we looked.
-			s.held = 0
+			s.held, proof = 0, election.Proof{}
 		}
 		if s.held == 0 {
 			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
 		}
-		return election.Decision{Leader: s.held != 0, Node: s.path, Wake: wake}, nil
+		return election.Decision{Leader: s.held != 0, Node: s.path, Wake: wake, Proof: proof}, nil
 	}
+}
+
+// watch sets a watch on the znode and says who holds it: nil when nobody.
+func (s *singleFile) watch(ctx context.Context) (*zk.Stat, <-chan zk.Event, error) {
+	ok, st, wake, err := s.zk.ExistsW(ctx, s.path)
+	if err != nil || !ok {
+		return nil, wake, err
+	}
+	return st, wake, nil
 }
 
 // ensureParent creates the znode's parents, if it has any.

@@ -67,13 +67,17 @@ func runSpeaker(c *cli.Context) error {
 	log.Info("speaker started", "election", cfg.election.name, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
 
 	<-ctx.Done()
-	log.Info("shutting down: stop speaking, leave the election, close the session")
 	shutdown(log, spk, mon, rz)
+	// Logged after the close went out, not before: the successor is waiting.
+	log.Info("shut down: stopped speaking and closed the session")
 	return nil
 }
 
-// shutdown stops speaking at once, then deletes our znode and closes the
-// session so that the successor takes over without waiting for a timeout.
+// shutdown stops speaking at once, then closes the session, so that the
+// successor takes over without waiting for a timeout. Closing the session
+// is the one server write of a graceful exit: it removes our ephemeral
+// znode and notifies the successor. Deleting the znode first would be a
+// second write, landing in the middle of the successor's reads (issue 14).
 // With ZooKeeper out of reach that could hang, so it gives up after 900 ms:
 // the process must exit within a second.
 func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverable.RecoverableZookeeper) {
@@ -85,8 +89,8 @@ func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverab
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		mon.Close()
 		rz.Close()
+		mon.Close()
 	}()
 	select {
 	case <-done:

@@ -73,7 +73,7 @@ type candidate struct {
 }
 
 // StartSpeaking notes when the candidate was told to lead.
-func (c *candidate) StartSpeaking(func(context.Context) (int64, error)) {
+func (c *candidate) StartSpeaking(func(context.Context) (int64, time.Time, error)) {
 	if !c.leading.Swap(true) {
 		select {
 		case c.started <- time.Now():

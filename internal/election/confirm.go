@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 )
 
 // ErrNotLeader is returned by Confirm when this candidate cannot prove,
@@ -12,17 +14,31 @@ var ErrNotLeader = errors.New("election: not confirmed as leader")
 
 // confirmer is what StartSpeaking hands the listener: Confirm under
 // at-most-one, nothing under at-least-one, which bets on the session instead.
-func (c *Candidate) confirmer() func(context.Context) (int64, error) {
-	if c.policy == AtMostOne {
-		return c.Confirm
+// Its first call answers with proof, the decision's own, if there is one:
+// the sync or create it was made from is as good a confirmation as a new one
+// sent at the same moment, and the Speaker checks its age all the same.
+func (c *Candidate) confirmer(proof Proof) func(context.Context) (int64, time.Time, error) {
+	if c.policy != AtMostOne {
+		return nil
 	}
-	return nil
+	var once sync.Once
+	return func(ctx context.Context) (int64, time.Time, error) {
+		first := false
+		once.Do(func() { first = !proof.Sent.IsZero() })
+		if first {
+			if st := c.State(); st != StateActive {
+				return 0, time.Time{}, fmt.Errorf("%w: state %v", ErrNotLeader, st)
+			}
+			return proof.Epoch, proof.Sent, nil
+		}
+		return c.Confirm(ctx)
+	}
 }
 
 // Confirm asks ZooKeeper, with a sync and a read, whether we still lead: our
 // znode must exist and be owned by the session we hold now. It returns the
 // znode's czxid, the leader's epoch, which grows with every new leader
-// znode.
+// znode, and when the sync was sent.
 //
 // Events alone cannot protect a leader that the OS froze (SIGSTOP, a long
 // GC pause, a closed laptop lid): when it wakes, its ticker fires before any
@@ -38,29 +54,27 @@ func (c *Candidate) confirmer() func(context.Context) (int64, error) {
 // our "yes" is still on its way back, for as long as the confirm deadline
 // plus that delay. Only fencing at the storage closes that window (see
 // speaker.WithFence; TestDeleteOvertakesAConfirm shows it).
-func (c *Candidate) Confirm(ctx context.Context) (epoch int64, err error) {
+func (c *Candidate) Confirm(ctx context.Context) (epoch int64, sent time.Time, err error) {
 	c.mu.Lock()
 	state, node := c.status.State, c.status.Node
 	c.mu.Unlock()
 	if state != StateActive || node == "" {
-		return 0, fmt.Errorf("%w: state %v", ErrNotLeader, state)
+		return 0, time.Time{}, fmt.Errorf("%w: state %v", ErrNotLeader, state)
 	}
 	session := c.zk.SessionID()
 	// A server answers reads from its own copy. A follower cut off from the
 	// ZooKeeper leader still serves it for a while, after the leader may
 	// have expired our session: a sync first makes it catch up with the
-	// leader, or, cut off, fail to within our deadline.
-	if err := c.zk.Sync(ctx, node); err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
-	}
-	ok, st, err := c.zk.ExistsOnce(ctx, node)
+	// leader, or, cut off, fail to within our deadline. The exists goes out
+	// right behind the sync, and the server answers it after: one round trip.
+	ok, st, sent, err := c.zk.SyncExists(ctx, node)
 	switch {
 	case err != nil:
-		return 0, fmt.Errorf("%w: %w", ErrNotLeader, err)
+		return 0, sent, fmt.Errorf("%w: %w", ErrNotLeader, err)
 	case !ok:
-		return 0, fmt.Errorf("%w: %s is gone", ErrNotLeader, node)
+		return 0, sent, fmt.Errorf("%w: %s is gone", ErrNotLeader, node)
 	case session == 0 || st.EphemeralOwner != session || c.zk.SessionID() != session:
-		return 0, fmt.Errorf("%w: %s belongs to session 0x%x, not ours (0x%x)", ErrNotLeader, node, st.EphemeralOwner, session)
+		return 0, sent, fmt.Errorf("%w: %s belongs to session 0x%x, not ours (0x%x)", ErrNotLeader, node, st.EphemeralOwner, session)
 	}
-	return st.Czxid, nil
+	return st.Czxid, sent, nil
 }

@@ -1,6 +1,9 @@
 package election
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Listener is told when to speak: the articles' NodeMonitorListener. The
 // engine declares it because the engine is what calls it; speaker.Speaker
@@ -8,10 +11,13 @@ import "context"
 type Listener interface {
 	// StartSpeaking is called when this candidate becomes the leader. Under
 	// at-most-one, confirm proves with a round trip that we still lead and
-	// returns the leader's epoch; the listener calls it before each act and
-	// stays silent when it fails. Under at-least-one confirm is nil. It must
-	// return promptly: the engine's goroutine waits for it.
-	StartSpeaking(confirm func(ctx context.Context) (epoch int64, err error))
+	// returns the leader's epoch and when the proving request was sent: the
+	// proof is as fresh as that moment. The listener calls it before each
+	// act and stays silent when it fails. The first call of a term usually
+	// answers at once, with the proof the election itself just got. Under
+	// at-least-one confirm is nil. It must return promptly: the engine's
+	// goroutine waits for it.
+	StartSpeaking(confirm func(ctx context.Context) (epoch int64, sent time.Time, err error))
 	// StopSpeaking is called when it may no longer act as leader. It must
 	// return only once the listener has stopped.
 	StopSpeaking()

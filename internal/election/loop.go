@@ -63,6 +63,12 @@ func (c *Candidate) loop(ctx context.Context) {
 				connected, wake, pauseEnd = false, nil, nil
 				c.deactivate("session " + ev.State.String())
 			case recoverable.StateClosed:
+				// Our owner closed the session: that was the one server write
+				// that removed our znode, and nothing is left to delete.
+				if connected && c.State() != StateInactive {
+					c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
+				}
+				connected = false
 				return
 			}
 		case ev := <-wake:
@@ -118,6 +124,21 @@ func (c *Candidate) loop(ctx context.Context) {
 		retries = newCheckRetries()
 		wake = d.Wake
 		c.apply(d)
+		if wake == nil && d.Watch != nil {
+			// Set after StartSpeaking: the new leader's first line is on
+			// its way while this round trip runs.
+			watchCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
+			wake, err = d.Watch(watchCtx)
+			cancel()
+			if err != nil {
+				// Our znode went already, or the connection did: look again.
+				c.log.Debug("could not watch our znode; checking again", "error", err)
+				if retry != nil {
+					retry.Stop()
+				}
+				retry = time.NewTimer(0)
+			}
+		}
 	}
 }
 
@@ -128,11 +149,11 @@ func (c *Candidate) apply(d Decision) {
 	case d.Leader && prev == StatePaused:
 		c.set(StateActive, d.Node)
 		c.log.Info("reconnected in time: still the leader", "znode", d.Node)
-		c.listener.StartSpeaking(c.confirmer()) // a no-op if it never stopped (at-least-one)
+		c.listener.StartSpeaking(c.confirmer(d.Proof)) // a no-op if it never stopped (at-least-one)
 	case d.Leader && prev != StateActive:
 		c.set(StateActive, d.Node)
 		c.log.Info("became leader", "znode", d.Node)
-		c.listener.StartSpeaking(c.confirmer())
+		c.listener.StartSpeaking(c.confirmer(d.Proof))
 	case !d.Leader && prev != StateInactive:
 		c.set(prev, d.Node)
 		c.deactivate("another candidate leads")
@@ -171,7 +192,12 @@ func (c *Candidate) leave(connected *bool) {
 	c.deactivate("closing")
 	if *connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		if err := c.recipe.Leave(ctx); err != nil {
+		switch err := c.recipe.Leave(ctx); {
+		case errors.Is(err, recoverable.ErrClosed):
+			// Our owner closed the session first: that one write took our
+			// znode with it (the speaker's graceful exit does this).
+			c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
+		case err != nil:
 			c.log.Warn("could not delete our znode; it goes with the session", "error", err)
 		}
 		cancel()

@@ -2,6 +2,7 @@ package election
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -26,4 +27,21 @@ type Decision struct {
 	Node string
 	// Wake fires when the decision may have changed.
 	Wake <-chan zk.Event
+	// Watch, when Wake is nil, sets that watch later. The engine calls it
+	// right after it tells the listener to speak, so that a new leader's
+	// first line does not wait for a watch on its own znode (issue 14).
+	Watch func(ctx context.Context) (<-chan zk.Event, error)
+	// Proof is a Leader decision's own proof that we lead, when the
+	// requests it was made from prove it (a sync or a create that
+	// succeeded). The first line of the term uses it instead of asking
+	// again: one round trip from the notification to the line.
+	Proof Proof
+}
+
+// Proof is a confirmation that came with a decision: the leader's epoch,
+// and when the request that proved the session alive was sent. A zero Sent
+// means no proof.
+type Proof struct {
+	Epoch int64
+	Sent  time.Time
 }

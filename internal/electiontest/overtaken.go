@@ -33,7 +33,8 @@ func FenceClosesTheWindow(t *testing.T, cluster *zktest.Cluster, at func(path st
 // ConfirmOvertakenByDelete reproduces the window that at-most-one leaves
 // without a fence. Leader A talks to ZooKeeper through a proxy that delays
 // every reply by 300 ms. The moment the server has answered A's confirm (a
-// sync, then an exists), an operator deletes A's znode. Follower B is told
+// sync, then an exists), an operator deletes A's znode, and the replies
+// slow down to a second. Follower B is told
 // at once, leads, confirms and writes; A's "yes, you lead" arrives 300 ms
 // later, ahead of the notification of the delete on the same connection,
 // and A writes a line with its old epoch after B's first line. It returns
@@ -70,6 +71,12 @@ func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor 
 	b, bm := join("B", cluster.Servers())
 	WaitStatus(t, bm, 10*time.Second, "B waits", func(s election.Status) bool { return s.Node != "" })
 
+	// The operator connects beforehand: its delete must follow A's answer
+	// within a round trip, not a handshake later.
+	operator := Connect(t, cluster.Servers(), 4*time.Second)
+	if err := operator.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
 	proxy.SetReplyLatency(300 * time.Millisecond)
 	answered := proxy.NotifyReply(zktest.OpExists) // the next exists is A's confirm
 	select {
@@ -77,14 +84,20 @@ func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor 
 	case <-ctx.Done():
 		t.Fatal("A never confirmed again: the test proved nothing")
 	}
-	operator := Connect(t, cluster.Servers(), 4*time.Second)
+	// The network slows down further right after A's answer left the
+	// server: the notification of the delete, behind it on the same
+	// connection, is held a second. Without that, the notification lands a
+	// millisecond after the answer, and A's monitor usually silences it
+	// before it writes: the window is real but too narrow to hit every time.
+	proxy.SetReplyLatency(time.Second)
 	if err := operator.Delete(ctx, am.Node(), -1); err != nil {
 		t.Fatalf("the operator's delete: %v", err)
 	}
 	if err := b.Wait(ctx, 1); err != nil {
 		t.Fatalf("B never took over: %v", err)
 	}
-	// A's answer lands 300 ms after the server gave it; give it time to act.
+	// A's answer lands 300 ms after the server gave it, the notification a
+	// second after the delete: give A time to act on the first.
 	time.Sleep(time.Second)
 	a.Close()
 	b.Close()

@@ -70,10 +70,10 @@ func (l *link) noteReply(payload []byte) {
 	}
 }
 
-// delay waits until the frame read at arrived has been held for the reply
-// latency, or the link ends; it reports false if the link ended.
-func (l *link) delay(arrived time.Time) bool {
-	d := time.Until(arrived.Add(l.p.replyLatency()))
+// delay waits until due, or the link ends; it reports false if the link
+// ended.
+func (l *link) delay(due time.Time) bool {
+	d := time.Until(due)
 	if d <= 0 {
 		return true
 	}

@@ -21,7 +21,7 @@ func NewListener(name string) *Listener { return &Listener{name: name} }
 
 // StartSpeaking records the start of a term. It keeps no confirm: the
 // tests that need one run a real speaker.Speaker.
-func (l *Listener) StartSpeaking(func(context.Context) (int64, error)) {
+func (l *Listener) StartSpeaking(func(context.Context) (int64, time.Time, error)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.speaking {

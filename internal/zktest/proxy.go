@@ -228,21 +228,30 @@ func (l *link) reset() {
 func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 	defer l.p.wg.Done()
 	defer l.reset()
-	buf := make([]byte, 64<<10)
 	var pending []byte
 	first := true
+	var onArrive func(frame []byte)
+	if !fromClient {
+		onArrive = l.noteReply // when it reaches us, before any latency
+	}
+	chunks := l.read(src, onArrive)
 	for {
-		n, err := src.Read(buf)
-		if err != nil {
+		var c chunk
+		select {
+		case c = <-chunks:
+		case <-l.done:
+			return
+		}
+		if c.b == nil {
 			return // EOF or a reset: the deferred reset closes both sides
 		}
-		arrived := time.Now()
+		due := c.at
 		select { // a partition: hold the bytes until it heals
 		case <-l.p.whenHealed():
 		case <-l.done:
 			return
 		}
-		pending = append(pending, buf[:n]...)
+		pending = append(pending, c.b...)
 		for len(pending) >= 4 {
 			size := int(binary.BigEndian.Uint32(pending))
 			if len(pending) < 4+size {
@@ -266,10 +275,7 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 				}
 				continue
 			}
-			if header {
-				l.noteReply(frame[4:])
-			}
-			if !l.delay(arrived) {
+			if !l.delay(due) {
 				return
 			}
 			l.mu.Lock()
@@ -314,4 +320,60 @@ func rst(c net.Conn) {
 		_ = tc.SetLinger(0)
 	}
 	_ = c.Close()
+}
+
+// chunk is what one read from a socket returned, and when it may go on:
+// when it arrived, plus the reply latency in force then.
+type chunk struct {
+	b  []byte // nil at the end of the stream
+	at time.Time
+}
+
+// read reads src on a goroutine of its own and stamps each read with the
+// moment it arrived. Reading ahead is what lets a reply latency apply to
+// every answer in parallel, as on a real network: answers that arrive while
+// an earlier one is held are not held back by it.
+//
+// onArrive, when not nil, sees the body of each frame after the first (the
+// handshake) the moment it is read.
+func (l *link) read(src net.Conn, onArrive func(body []byte)) <-chan chunk {
+	out := make(chan chunk, 1024)
+	l.p.wg.Add(1)
+	go func() {
+		defer l.p.wg.Done()
+		var pending []byte
+		first := true
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := src.Read(buf)
+			if n > 0 && onArrive != nil {
+				pending = append(pending, buf[:n]...)
+				for len(pending) >= 4 {
+					size := int(binary.BigEndian.Uint32(pending))
+					if len(pending) < 4+size {
+						break
+					}
+					if !first {
+						onArrive(pending[4 : 4+size])
+					}
+					first, pending = false, pending[4+size:]
+				}
+			}
+			if n > 0 {
+				select {
+				case out <- chunk{b: buf[:n], at: time.Now().Add(l.p.replyLatency())}:
+				case <-l.done:
+					return
+				}
+			}
+			if err != nil {
+				select {
+				case out <- chunk{at: time.Now()}:
+				case <-l.done:
+				}
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -1,0 +1,140 @@
+package recoverable
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ZooKeeper's opcodes for the requests that lead a pipeline.
+const (
+	opCreate = 1
+	opSync   = 9
+)
+
+// writeWaiters lets a caller learn when a request with a given opcode has
+// been handed to the socket. go-zookeeper has one goroutine that writes
+// requests in the order they were queued, so a request queued after that
+// moment reaches the server after it: the way to pipeline without an async
+// API.
+type writeWaiters struct {
+	mu      sync.Mutex
+	waiting map[int32][]chan struct{}
+}
+
+// wait returns a channel closed when the next request with opcode op is
+// written; cancel forgets it.
+func (w *writeWaiters) wait(op int32) (written <-chan struct{}, cancel func()) {
+	ch := make(chan struct{})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.waiting == nil {
+		w.waiting = map[int32][]chan struct{}{}
+	}
+	w.waiting[op] = append(w.waiting[op], ch)
+	return ch, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for i, c := range w.waiting[op] {
+			if c == ch {
+				w.waiting[op] = append(w.waiting[op][:i], w.waiting[op][i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// wrote is called by serverConn for every request it writes.
+func (w *writeWaiters) wrote(op int32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ch := range w.waiting[op] {
+		close(ch)
+	}
+	delete(w.waiting, op)
+}
+
+// pipeline sends first and, as soon as a request with opcode op is on the
+// wire, second, without waiting for first's answer. A session's requests
+// are served in the order they arrive, so second sees everything first did,
+// and the pair costs one round trip instead of two. Neither is retried: a
+// pipeline is only worth anything fast. When first fails before it was
+// written, second is not sent.
+func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, first func() error, second func() (T, error)) (v T, firstErr, secondErr error) {
+	written, cancel := r.writes.wait(op)
+	defer cancel()
+	firstDone := make(chan error, 1)
+	go func() {
+		_, err := call(ctx, r, func() (struct{}, error) { return struct{}{}, first() })
+		firstDone <- err
+	}()
+	select {
+	case <-written:
+	case err := <-firstDone:
+		return v, err, err // over before we saw it leave: nothing to pipeline behind
+	case <-ctx.Done():
+		return v, ctx.Err(), ctx.Err()
+	}
+	v, secondErr = call(ctx, r, second)
+	select {
+	case firstErr = <-firstDone:
+	case <-ctx.Done():
+		firstErr = ctx.Err()
+	}
+	return v, firstErr, secondErr
+}
+
+// SyncChildren lists path's children after a sync, in one round trip. A
+// nil syncErr proves that the session was alive at the ZooKeeper leader
+// after sent, the moment just before the sync left. Neither is retried.
+func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (children []string, sent time.Time, syncErr, err error) {
+	sent = time.Now()
+	children, syncErr, err = pipeline(ctx, r, opSync,
+		func() error { _, err := r.conn.Sync(path); return err },
+		func() ([]string, error) { c, _, err := r.conn.Children(path); return c, err })
+	return children, sent, wrap("sync", path, syncErr), wrap("children", path, err)
+}
+
+// existence is what an exists answers.
+type existence struct {
+	ok   bool
+	stat *zk.Stat
+	wake <-chan zk.Event
+}
+
+// SyncExists is a sync of path and an exists of it, in one round trip: what
+// a leader asks before each line under at-most-one. It fails if either does.
+func (r *RecoverableZookeeper) SyncExists(ctx context.Context, path string) (ok bool, stat *zk.Stat, sent time.Time, err error) {
+	sent = time.Now()
+	e, syncErr, err := pipeline(ctx, r, opSync,
+		func() error { _, err := r.conn.Sync(path); return err },
+		func() (existence, error) { ok, st, err := r.conn.Exists(path); return existence{ok: ok, stat: st}, err })
+	if syncErr != nil {
+		return false, nil, sent, wrap("sync", path, syncErr)
+	}
+	return e.ok, e.stat, sent, wrap("exists", path, err)
+}
+
+// CreateEphemeralExistsW creates the ephemeral znode path and sets a watch
+// on it, in one round trip: the single-file race. The stat says who holds
+// the znode after our create, whether it made it (createErr nil) or not
+// (zk.ErrNodeExists); it is nil if the znode is gone again already, and the
+// watch then fires when it comes back. A create that succeeded proves the
+// session alive at the ZooKeeper leader after sent. Neither is retried; a
+// lost reply leaves createErr retryable for the caller to settle
+// (CreateEphemeral does).
+func (r *RecoverableZookeeper) CreateEphemeralExistsW(ctx context.Context, path string, data []byte, acl []zk.ACL) (stat *zk.Stat, wake <-chan zk.Event, sent time.Time, createErr, err error) {
+	sent = time.Now()
+	e, createErr, err := pipeline(ctx, r, opCreate,
+		func() error { _, err := r.conn.Create(path, data, zk.FlagEphemeral, acl); return err },
+		func() (existence, error) {
+			ok, st, w, err := r.conn.ExistsW(path)
+			return existence{ok, st, w}, err
+		})
+	if err == nil && !e.ok {
+		e.stat = nil
+	}
+	return e.stat, e.wake, sent, wrap("create", path, createErr), wrap("exists", path, err)
+}

@@ -1,0 +1,97 @@
+package recoverable_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/zktest"
+)
+
+// A pipelined pair costs one round trip: with every answer held back by
+// the network for L, the pair returns after about L, where the same two
+// requests one after the other take 2L. The series is measured too, so that
+// the test shows it can tell them apart.
+func TestPipelinesCostOneRoundTrip(t *testing.T) {
+	const latency = 300 * time.Millisecond
+	cluster := zktest.Start(t, 1)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	rz := connect(t, []string{proxy.Addr()}, 10*time.Second)
+	ctx := testCtx(t)
+	if _, err := rz.Create(ctx, "/p", nil, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	proxy.SetReplyLatency(latency)
+	// One exchange on the slow link first, so that nothing below waits
+	// for anything but its own answers.
+	if _, _, err := rz.Exists(ctx, "/p"); err != nil {
+		t.Fatal(err)
+	}
+	oneTrip := func(name string, d time.Duration) {
+		t.Helper()
+		t.Logf("%s: %v (latency %v)", name, d.Round(time.Millisecond), latency)
+		if d >= latency*3/2 {
+			t.Errorf("%s took %v: more than one round trip of %v", name, d, latency)
+		}
+	}
+
+	start := time.Now()
+	if err := rz.Sync(ctx, "/p"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rz.Children(ctx, "/p"); err != nil {
+		t.Fatal(err)
+	}
+	if series := time.Since(start); series < 2*latency {
+		t.Fatalf("sync then children in series took %v, under two round trips: the latency is not in force", series)
+	}
+
+	start = time.Now()
+	children, sent, syncErr, err := rz.SyncChildren(ctx, "/p")
+	if syncErr != nil || err != nil || len(children) != 0 || sent.Before(start) {
+		t.Fatalf("SyncChildren = %v, %v, %v, %v", children, sent, syncErr, err)
+	}
+	oneTrip("sync+children", time.Since(start))
+
+	start = time.Now()
+	ok, st, _, err := rz.SyncExists(ctx, "/p")
+	if err != nil || !ok || st == nil {
+		t.Fatalf("SyncExists = %v, %v, %v", ok, st, err)
+	}
+	oneTrip("sync+exists", time.Since(start))
+
+	start = time.Now()
+	st, wake, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/p/leader", []byte("me"), zk.WorldACL(zk.PermAll))
+	if createErr != nil || err != nil || st == nil || st.EphemeralOwner != rz.SessionID() || wake == nil {
+		t.Fatalf("CreateEphemeralExistsW = %+v, %v, %v", st, createErr, err)
+	}
+	oneTrip("create+exists", time.Since(start))
+
+	// The loser of the race learns who holds it, in the same round trip.
+	other := connect(t, []string{cluster.Server(0)}, 10*time.Second)
+	st, _, _, createErr, err = other.CreateEphemeralExistsW(ctx, "/p/leader", nil, zk.WorldACL(zk.PermAll))
+	if !errors.Is(createErr, zk.ErrNodeExists) || err != nil || st == nil || st.EphemeralOwner != rz.SessionID() {
+		t.Fatalf("second create = %+v, %v, %v; want node-exists and the first session as owner", st, createErr, err)
+	}
+}
+
+// The exists of a pipeline is answered after the sync, never before: the
+// server serves a session's requests in order, and the exists leaves only
+// once the sync is on the wire. A create's answer in the same pipeline
+// shows the same: the exists sees the znode the create made.
+func TestPipelineKeepsItsOrder(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	rz := connect(t, cluster.Servers(), 10*time.Second)
+	ctx := testCtx(t)
+	for i := 0; i < 50; i++ {
+		st, _, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/order", nil, zk.WorldACL(zk.PermAll))
+		if createErr != nil || err != nil || st == nil {
+			t.Fatalf("round %d: the exists did not see the create's znode: %+v, %v, %v", i, st, createErr, err)
+		}
+		if err := rz.Delete(ctx, "/order", -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

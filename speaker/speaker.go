@@ -30,8 +30,8 @@ type Speaker struct {
 
 	mu      sync.Mutex // held across each write, so StopSpeaking waits for one in progress
 	active  bool
-	term    uint64                               // counts StartSpeaking calls, so a late confirm cannot write into a new term
-	counter uint64                               // the last counter written; each line is counter+1
+	term    uint64                                          // counts StartSpeaking calls, so a late confirm cannot write into a new term
+	counter uint64                                          // the last counter written; each line is counter+1
 	confirm func(context.Context) (int64, time.Time, error) // this term's, nil under at-least-one
 	fence   bool
 	fenced  uint64        // the term a newer epoch in the file fenced off; it writes no more

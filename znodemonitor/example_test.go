@@ -24,9 +24,11 @@ func TestMain(m *testing.M) {
 // announcer is the smallest Listener: it says what it is told.
 type announcer string
 
-func (a announcer) StartSpeaking(func(context.Context) (int64, time.Time, error)) { fmt.Println(a, "may speak") }
-func (a announcer) StopSpeaking()                                      { fmt.Println(a, "must be silent") }
-func (a announcer) ProcessName() string                                { return string(a) }
+func (a announcer) StartSpeaking(func(context.Context) (int64, time.Time, error)) {
+	fmt.Println(a, "may speak")
+}
+func (a announcer) StopSpeaking()       { fmt.Println(a, "must be silent") }
+func (a announcer) ProcessName() string { return string(a) }
 
 // Single-file election: Ann creates /example-single first and holds it; Bob
 // finds it taken and watches it. When Ann releases it, Bob's watch fires,

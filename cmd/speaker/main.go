@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/usage"
 	"zkspeaker/recoverable"
 )
 
@@ -31,7 +32,7 @@ func main() {
 
 func newApp() *cli.App {
 	retry := recoverable.DefaultRetryCounterFactory()
-	return &cli.App{
+	app := &cli.App{
 		Name:  "speaker",
 		Usage: "speak in out/out.txt while elected leader through ZooKeeper",
 		Flags: []cli.Flag{
@@ -54,7 +55,12 @@ func newApp() *cli.App {
 		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand()},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
+		Before:          takenValues,
 	}
+	for _, c := range app.Commands {
+		c.Before = takenValues
+	}
+	return app
 }
 
 // The flags that say where the election is, shared by every subcommand.
@@ -72,6 +78,25 @@ func pathFlag() cli.Flag {
 
 // onUsageError turns urfave's complaints (an unknown flag, a flag without
 // its value) into one line and exit status 2.
-func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageError{err.Error()}
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageError{usage.FlagError(err, c.Command.HelpName)}
+}
+
+// takenValues catches a flag whose value is missing, so that the next flag
+// became its value: `--interval --out x` sets --interval to "--out".
+func takenValues(c *cli.Context) error {
+	var known []string
+	for _, f := range c.Command.Flags {
+		known = append(known, f.Names()...)
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if _, ok := f.(*cli.StringFlag); !ok || !c.IsSet(name) {
+			continue
+		}
+		if next := usage.TakenFlag(c.String(name), known); next != "" {
+			return badFlag(name, "needs a value: it took the flag %s as its value", next)
+		}
+	}
+	return nil
 }

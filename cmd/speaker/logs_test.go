@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,6 +70,35 @@ func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 		for _, want := range []string{fmt.Sprintf("asked=%v", tc.ask), fmt.Sprintf("granted=%v", tc.grant), fmt.Sprintf("%s=%v", tc.bound, tc.grant)} {
 			if !strings.Contains(warning, want) {
 				t.Errorf("--session-timeout %v: warning %q, want %s in it\n%s", tc.ask, warning, want, p.Stderr())
+			}
+		}
+	}
+}
+
+// Ctrl-C is the way to stop a speaker: nothing has gone wrong, so from
+// "shutting down" to its exit a leader logs at INFO only.
+func TestCtrlCIsLoggedAtInfo(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	for _, election := range []string{"sequential", "single-file"} {
+		p := zktest.RunSpeaker(t, "--servers", cluster.ConnString(), "--election", election,
+			"--out", filepath.Join(t.TempDir(), "out.txt"), "--interval", "100ms")
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := p.WaitForStderr(ctx, "started speaking"); err != nil {
+			t.Fatalf("%s: %v\n%s", election, err, p.Stderr())
+		}
+		p.Signal(os.Interrupt)
+		if code, err := p.Wait(ctx); err != nil || code != 0 {
+			t.Fatalf("%s: Ctrl-C: exit %d, %v; want 0\n%s", election, code, err, p.Stderr())
+		}
+		_, after, ok := strings.Cut(p.Stderr(), "shutting down")
+		lines := strings.Split(strings.TrimSpace(after), "\n")[1:]
+		if !ok || !strings.Contains(after, "no longer the leader") {
+			t.Fatalf("%s: no shutdown of a leader in the log:\n%s", election, p.Stderr())
+		}
+		for _, line := range lines {
+			if !strings.Contains(line, "level=INFO") {
+				t.Errorf("%s: after Ctrl-C: %s", election, line)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package recoverable
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -27,6 +28,11 @@ var ErrRetriesExhausted = errors.New("recoverable: retries exhausted")
 // Everything else — session expiry, auth failure, no-node, node-exists,
 // bad-version, a cancelled context — goes straight to the caller.
 func IsRetryable(err error) bool {
+	// context.DeadlineExceeded passes for a net.Error (it has Timeout), but
+	// it is the caller's own deadline: retrying cannot beat it.
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
 	var netErr net.Error
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
 		errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)

@@ -31,8 +31,8 @@ func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounte
 	if !counter.ShouldRetry() {
 		return fmt.Errorf("%s %s: %w after %d attempts: %w", name, path, ErrRetriesExhausted, attempts, cause)
 	}
-	r.log.Info("ZooKeeper connection lost; will retry", "op", name, "path", path,
-		"attempt", counter.AttemptTimes(), "of", counter.MaxRetries(), "backoff", counter.Backoff(), "error", cause)
+	r.log.Info("lost the connection to ZooKeeper; trying the operation again", "op", name, "path", path,
+		"retry", fmt.Sprintf("%d of %d", counter.AttemptTimes(), counter.MaxRetries()), "wait", counter.Backoff(), "error", cause)
 	if err := counter.SleepUntilNextRetry(ctx); err != nil {
 		return err
 	}

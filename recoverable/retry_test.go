@@ -32,6 +32,10 @@ func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {
 		{zk.ErrNoNode, 1},
 		{zk.ErrNodeExists, 1},
 		{zk.ErrBadVersion, 1},
+		// The caller's own deadline passes for a net.Error (a timeout),
+		// but no retry can beat it.
+		{context.DeadlineExceeded, 1},
+		{context.Canceled, 1},
 	} {
 		calls := 0
 		_, attempts, err := retry(context.Background(), r, "op", "/p", func() (int, error) {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -40,6 +42,56 @@ func openLineFile(path string, fsync bool) (*lineFile, error) {
 		return nil, err
 	}
 	return &lineFile{f: f, fsync: fsync}, nil
+}
+
+// Check reports whether path can be opened for appending, creating its
+// folder, without writing anything: the command's input check. When it
+// fails it leaves nothing behind, not even the folders it made on the way
+// to find out, as it must for "new/", which names a folder.
+func Check(path string) error {
+	f, err := openAppend(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openAppend opens path for appending, creating it and its folder. On an
+// error, the folders it created are removed again.
+func openAppend(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	made := missingFolders(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeEmpty(made)
+		return nil, fmt.Errorf("speaker: create directory of %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		removeEmpty(made)
+		return nil, fmt.Errorf("speaker: open %s for append: %w", path, err)
+	}
+	return f, nil
+}
+
+// missingFolders lists dir and those of its parents that do not exist,
+// deepest first: the folders MkdirAll(dir) is about to create.
+func missingFolders(dir string) []string {
+	var missing []string
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	return missing
+}
+
+// removeEmpty removes each folder while it is empty, so never what another
+// process has put there since.
+func removeEmpty(folders []string) {
+	for _, d := range folders {
+		_ = os.Remove(d)
+	}
 }
 
 // Append writes line in one write. With fence, it first takes an exclusive

@@ -11,10 +11,7 @@ package speaker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -270,27 +267,4 @@ func (s *Speaker) speak(term uint64) {
 // answer well before the next line is due, or it proves nothing.
 func (s *Speaker) confirmDeadline() time.Duration {
 	return min(s.interval/2, time.Second)
-}
-
-// Check reports whether path can be opened for appending, creating its
-// directory, without writing anything: the command's input check.
-func Check(path string) error {
-	f, err := openAppend(path)
-	if err != nil {
-		return err
-	}
-	return f.Close()
-}
-
-func openAppend(path string) (*os.File, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("speaker: create directory of %s: %w", path, err)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("speaker: open %s for append: %w", path, err)
-	}
-	return f, nil
 }

@@ -198,3 +198,24 @@ func TestBadOptionsAreRefusedBeforeTheFileIsCreated(t *testing.T) {
 		t.Fatal("Check accepted a path whose directory is a regular file")
 	}
 }
+
+// A path that cannot be an out file fails the check and leaves nothing
+// behind, not even the folders made to find out; a good one gets its folder.
+func TestCheckCreatesNothingWhenItFails(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{dir + "/a/b/", dir + "/new/..", dir + "/c/" + strings.Repeat("x", 300)} {
+		if err := Check(bad); err == nil {
+			t.Errorf("Check(%q) passed", bad)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("Check(%q) left %v", bad, entries)
+		}
+	}
+	good := filepath.Join(dir, "d", "out.txt")
+	if err := Check(good); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(good); err != nil {
+		t.Fatalf("Check(%q): %v", good, err)
+	}
+}

@@ -1,7 +1,10 @@
 package main_test
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +70,49 @@ func TestFaultEnsembleServers(t *testing.T) {
 			}
 			noOrphans(t, cluster, "sequential", 2)
 		})
+	}
+}
+
+// A ZooKeeper server that stops answering (SIGSTOP: a long GC pause, a hung
+// machine) leaves its clients' connections open and silent until their
+// receive timeout. Meanwhile each line's confirm times out against it. That
+// is the confirm's own deadline, not a lost connection, and no retry
+// follows it: the log must not say "retry" for it, once per line. Retries
+// logged after the connection really dropped are real ones.
+func TestFrozenServerLogsOnlyRealRetries(t *testing.T) {
+	cluster := zktest.Start(t, 3)
+	var followers []string // a frozen ZooKeeper leader would start an election too
+	for i := 0; i < 3; i++ {
+		if i != cluster.Leader() {
+			followers = append(followers, cluster.Server(i))
+		}
+	}
+	p := zktest.RunSpeaker(t, "--servers", strings.Join(followers, ","), "--session-timeout", "4s",
+		"--interval", "200ms", "--out", filepath.Join(t.TempDir(), "out.txt"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.WaitForStderr(ctx, "started speaking"); err != nil {
+		t.Fatalf("no leader: %v\n%s", err, p.Stderr())
+	}
+	frozen := -1
+	for i := 0; i < 3; i++ {
+		if strings.HasSuffix(logLine(p.Stderr(), "msg=connected"), "server="+cluster.Server(i)) {
+			frozen = i
+		}
+	}
+	if frozen < 0 {
+		t.Fatalf("cannot tell which server the speaker is connected to:\n%s", p.Stderr())
+	}
+	cluster.Freeze(frozen)
+	err := p.WaitForStderr(ctx, "msg=reconnected")
+	cluster.Thaw(frozen)
+	if err != nil {
+		t.Fatalf("no reconnect to the other server: %v\n%s", err, p.Stderr())
+	}
+	time.Sleep(time.Second) // lines, and confirms, on the new connection
+	for _, line := range strings.Split(p.Stderr(), "\n") {
+		if strings.Contains(line, "retry") && strings.Contains(line, "context ") {
+			t.Errorf("a retry logged for the caller's own deadline: %s", line)
+		}
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/usage"
 	"zkspeaker/recoverable"
 )
 
@@ -30,36 +32,63 @@ func main() {
 }
 
 func newApp() *cli.App {
+	usage.Install()
 	retry := recoverable.DefaultRetryCounterFactory()
-	return &cli.App{
-		Name:  "speaker",
-		Usage: "speak in out/out.txt while elected leader through ZooKeeper",
+	app := &cli.App{
+		Name:    "speaker",
+		Usage:   "speak in out/out.txt while elected leader through ZooKeeper",
+		Version: usage.Version(),
+		UsageText: "speaker [options]            run one candidate of the election\n" +
+			"speaker COMMAND [options]    status, timeline, bench or help (see COMMANDS)",
+		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
 		Flags: []cli.Flag{
 			serversFlag(), electionFlag(), pathFlag(),
-			&cli.StringFlag{Name: "interval", Value: "1s", Usage: "time between lines"},
-			&cli.StringFlag{Name: "out", Value: "out/out.txt", Usage: "file to append to; its directory is created"},
-			&cli.StringFlag{Name: "name", Usage: "name on each line (default: the process id)"},
-			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "ZooKeeper session timeout to ask for"},
+			&cli.StringFlag{Name: "interval", Value: "1s", Usage: "time between lines, a `duration` above 0 (500ms, 2s)"},
+			&cli.StringFlag{Name: "out", Value: "out/out.txt", Usage: "`file` to append lines to; its folder is created"},
+			&cli.StringFlag{Name: "name", Usage: "name on each line and znode, no spaces (default: the process id)"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
 			&cli.StringFlag{Name: "watch", Value: "predecessor", Usage: "sequential only: what followers watch, predecessor or children (the herd)"},
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "a paused leader's policy: at-most-one or at-least-one"},
-			&cli.StringFlag{Name: "retries", Value: strconv.Itoa(retry.MaxRetries), Usage: "retries of an operation after a connection loss"},
-			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "base of the exponential backoff between retries"},
-			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep (0: none)"},
+			&cli.StringFlag{Name: "retries", Value: strconv.Itoa(retry.MaxRetries), Usage: "retries of an operation after a connection loss, 0 or more"},
+			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "base of the exponential backoff between retries, a `duration` above 0"},
+			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep, a `duration`; 0 for none"},
 			&cli.BoolFlag{Name: "fsync", Value: true, Usage: "fsync after each line (--fsync=false to turn off)"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "refuse to write when out.txt already holds a newer leader's epoch (at-most-one only; --fence=false to turn off)"},
 			&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; election znodes then only this identity may change"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error; the log goes to stderr"},
+			cli.HelpFlag, // urfave adds it only when it adds its own help command
 		},
 		Action:          runSpeaker,
-		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand()},
+		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), helpCommand()},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
+		Before:          takenValues,
+	}
+	for _, c := range app.Commands {
+		c.Before = takenValues
+	}
+	return app
+}
+
+// helpCommand is `speaker help [COMMAND]`: the same as --help.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name: "help", Usage: "show this help, or a command's: speaker help status", ArgsUsage: "[COMMAND]",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
+				return usageError{fmt.Sprintf("help: no command %q (want status, timeline, bench or help)", strings.Join(c.Args().Slice(), " "))}
+			}
+			return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First()) // looked up among speaker's commands
+		},
 	}
 }
 
 // The flags that say where the election is, shared by every subcommand.
 func serversFlag() cli.Flag {
-	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers, `host:port[,host:port...]`"}
+	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers to connect to, `host:port[,host:port...]`"}
 }
 
 func electionFlag() cli.Flag {
@@ -72,6 +101,25 @@ func pathFlag() cli.Flag {
 
 // onUsageError turns urfave's complaints (an unknown flag, a flag without
 // its value) into one line and exit status 2.
-func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageError{err.Error()}
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageError{usage.FlagError(err, c.Command.HelpName)}
+}
+
+// takenValues catches a flag whose value is missing, so that the next flag
+// became its value: `--interval --out x` sets --interval to "--out".
+func takenValues(c *cli.Context) error {
+	var known []string
+	for _, f := range c.Command.Flags {
+		known = append(known, f.Names()...)
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if _, ok := f.(*cli.StringFlag); !ok || !c.IsSet(name) {
+			continue
+		}
+		if next := usage.TakenFlag(c.String(name), known); next != "" {
+			return badFlag(name, "needs a value: it took the flag %s as its value", next)
+		}
+	}
+	return nil
 }

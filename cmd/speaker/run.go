@@ -57,7 +57,11 @@ func runSpeaker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	go func() { _ = rz.WaitConnected(ctx) }() // logs while ZooKeeper is out of reach
+	go func() { // logs while ZooKeeper is out of reach
+		if rz.WaitConnected(ctx) == nil {
+			warnGranted(log, cfg.sessionTimeout, rz.SessionTimeout())
+		}
+	}()
 
 	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
 	if err != nil {
@@ -96,5 +100,21 @@ func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverab
 	case <-done:
 	case <-time.After(900 * time.Millisecond):
 		log.Warn("ZooKeeper did not answer in time; exiting, the session will expire on its own")
+	}
+}
+
+// warnGranted says so when the server did not grant the session timeout we
+// asked for. It grants no less than its minSessionTimeout and no more than
+// its maxSessionTimeout (2 and 20 ticks unless configured), so a value it
+// changed is that bound. Every failover time counts from what it granted.
+func warnGranted(log *slog.Logger, asked, granted time.Duration) {
+	asked = asked.Truncate(time.Millisecond) // what goes on the wire
+	switch {
+	case granted > asked:
+		log.Warn("the server raised our session timeout to the shortest it allows",
+			"asked", asked, "granted", granted, "minSessionTimeout", granted)
+	case granted < asked:
+		log.Warn("the server lowered our session timeout to the longest it allows",
+			"asked", asked, "granted", granted, "maxSessionTimeout", granted)
 	}
 }

@@ -19,7 +19,7 @@ func timelineCommand() *cli.Command {
 		ArgsUsage: "[FILE, default out/out.txt]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "svg", Usage: "also draw the chart as an SVG picture in `FILE`"},
-			&cli.IntFlag{Name: "width", Value: 72, Usage: "columns of the text chart"},
+			&cli.IntFlag{Name: "width", Value: 72, Usage: "columns of the text chart, 10 to 1000"},
 		},
 		Action:       runTimeline,
 		OnUsageError: onUsageError,

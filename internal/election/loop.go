@@ -181,15 +181,24 @@ func (c *Candidate) deactivate(why string) {
 	}
 	c.setState(StateInactive)
 	c.listener.StopSpeaking()
-	if prev == StateActive || prev == StatePaused {
-		c.log.Warn("no longer the leader", "reason", why)
+	if prev != StateActive && prev != StatePaused {
+		return
 	}
+	if why == reasonClosing {
+		// Asked to stop (Ctrl-C, SIGTERM): nothing went wrong.
+		c.log.Info("no longer the leader: stepping down", "reason", why)
+		return
+	}
+	c.log.Warn("no longer the leader", "reason", why)
 }
+
+// reasonClosing is why a candidate that was told to close stops leading.
+const reasonClosing = "closing"
 
 // leave runs when the loop ends: silence first, then delete our znode
 // while the session is still there, bounded so that Close stays prompt.
 func (c *Candidate) leave(connected *bool) {
-	c.deactivate("closing")
+	c.deactivate(reasonClosing)
 	if *connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		switch err := c.recipe.Leave(ctx); {

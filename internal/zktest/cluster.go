@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"zkspeaker/internal/ensemble"
@@ -111,6 +112,14 @@ func (c *Cluster) Kill(i int) { c.servers[i].stop(true) }
 
 // Stop shuts server i down with SIGTERM and waits until it is gone.
 func (c *Cluster) Stop(i int) { c.servers[i].stop(false) }
+
+// Freeze stops server i with SIGSTOP, as a long GC pause or a hung machine
+// would: its connections stay open but it answers nothing until Thaw. The
+// test's cleanup kills it, frozen or not.
+func (c *Cluster) Freeze(i int) { c.servers[i].signal(syscall.SIGSTOP) }
+
+// Thaw resumes server i after Freeze.
+func (c *Cluster) Thaw(i int) { c.servers[i].signal(syscall.SIGCONT) }
 
 // Start restarts server i with its config and data, and waits until it
 // answers. A lone member of an ensemble without quorum answers but does not

@@ -85,6 +85,10 @@ func TestEnsembleScript(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Fatalf("start printed %q, want the connection string %s", out, want)
 	}
+	// README: export ZK_SERVERS=$(ensemble-scripts/ensemble.sh servers)
+	if got := a.must("servers"); got != want+"\n" {
+		t.Errorf("servers printed %q, want %s alone", got, want)
+	}
 	if l, _ := count(a.modes(), "leader"); l != 1 {
 		t.Fatalf("modes %v, want one leader", a.modes())
 	}
@@ -100,6 +104,9 @@ func TestEnsembleScript(t *testing.T) {
 	b.must("start", "1")
 	if m := b.modes(); m["1"] != "standalone" {
 		t.Fatalf("second ensemble: %v, want a standalone server", m)
+	}
+	if got, want := b.must("servers"), fmt.Sprintf("127.0.0.1:%d\n", b.base); got != want {
+		t.Errorf("servers of the second ensemble printed %q, want %q", got, want)
 	}
 
 	_, leader := count(a.modes(), "leader")

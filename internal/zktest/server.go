@@ -102,6 +102,16 @@ func (s *server) stop(kill bool) {
 	}
 }
 
+// signal sends sig to the server's process group, if it runs.
+func (s *server) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, sig)
+	}
+}
+
 // srvr speaks the four-letter word srvr and returns the answer.
 func (s *server) srvr() (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -40,23 +40,30 @@ func (s span) at(t time.Time, n int) int {
 
 // WriteChart draws one row per writer across time: '#' where it spoke.
 // A handover shows as one row ending where the next begins; two rows with
-// '#' in the same columns are two writers at once.
+// '#' in the same column are two writers at once, and nothing else is
+// (see layout). When width columns are too few for that, the chart takes
+// more and says so.
 func WriteChart(w io.Writer, tl *speaker.Timeline, width int) {
 	sp := chartSpan(tl)
 	label := 0
 	for _, name := range tl.Writers {
 		label = max(label, len(name))
 	}
-	fmt.Fprintf(w, "chart: %s to %s, one column is %s\n", clock(sp.from), clock(sp.from.Add(sp.dur)),
-		(sp.dur / time.Duration(width)).Round(time.Millisecond))
 	stretches := tl.Stretches()
+	cols, used := fit(stretches, sp, width)
+	fmt.Fprintf(w, "chart: %s to %s, one column is %s", clock(sp.from), clock(sp.from.Add(sp.dur)),
+		(sp.dur / time.Duration(used)).Round(time.Millisecond))
+	if used > width {
+		fmt.Fprintf(w, " (%d columns, not %d: fewer would put terms that follow each other in one column)", used, width)
+	}
+	fmt.Fprintln(w)
 	for _, name := range tl.Writers {
-		row := []byte(strings.Repeat(" ", width))
-		for _, s := range stretches {
+		row := []byte(strings.Repeat(" ", used))
+		for k, s := range stretches {
 			if s.Name != name {
 				continue
 			}
-			for i := sp.at(s.First, width); i <= sp.at(s.Last, width); i++ {
+			for i := cols[k].lo; i <= cols[k].hi; i++ {
 				row[i] = '#'
 			}
 		}

@@ -11,6 +11,9 @@ import (
 type Stretch struct {
 	Name        string
 	First, Last time.Time
+	// Epoch is the leader epoch on its lines, 0 when they carry none: a
+	// stretch never spans two, as each epoch is a leadership of its own.
+	Epoch int64
 }
 
 // Stretches joins each writer's lines into spans of steady writing: lines
@@ -24,7 +27,7 @@ func (tl *Timeline) Stretches() []Stretch {
 	for _, name := range tl.Writers {
 		stamps := tl.lines[name]
 		limit := 3 * lowerMedian(tl.cadence[name]) / 2
-		cur := Stretch{Name: name, First: stamps[0].t, Last: stamps[0].t}
+		cur := Stretch{Name: name, First: stamps[0].t, Last: stamps[0].t, Epoch: stamps[0].term.epoch}
 		for i, st := range stamps[1:] {
 			if limit > 0 && st.t.Sub(cur.Last) <= limit && st.term == stamps[i].term {
 				if st.t.After(cur.Last) { // a clock stepped back must not shrink it
@@ -33,7 +36,7 @@ func (tl *Timeline) Stretches() []Stretch {
 				continue
 			}
 			out = append(out, cur)
-			cur = Stretch{Name: name, First: st.t, Last: st.t}
+			cur = Stretch{Name: name, First: st.t, Last: st.t, Epoch: st.term.epoch}
 		}
 		out = append(out, cur)
 	}
@@ -75,7 +78,7 @@ func (tl *Timeline) Overlaps() []Overlap {
 
 func (tl *Timeline) findOverlaps() {
 	for _, o := range tl.Overlaps() {
-		tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: AnomalyOverlap, Detail: fmt.Sprintf(
+		tl.Anomalies = append(tl.Anomalies, Anomaly{Kind: AnomalyOverlap, Time: o.From, Detail: fmt.Sprintf(
 			"%s and %s both wrote between %s and %s", o.A, o.B, o.From.Format(TimeLayout), o.To.Format(TimeLayout))})
 	}
 }

@@ -57,6 +57,11 @@ type Anomaly struct {
 	Kind AnomalyKind
 	// Detail says what exactly, in words.
 	Detail string
+	// Time is when: the line's time, or when an overlap began. It is zero
+	// for a torn line, whose time cannot be read; a chart marks the others.
+	Time time.Time
+	// Name is the writer of a counter jump's line, empty otherwise.
+	Name string
 }
 
 // Timeline is an out file read as a story: who spoke when.
@@ -108,10 +113,10 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		if restart {
 			runs[l.Name]++
 		} else if want := last[l.Name] + 1; l.Counter != want && last[l.Name] == 0 {
-			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump,
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump, Time: l.Time, Name: l.Name,
 				Detail: fmt.Sprintf("%s's first line has counter %d, not 1: lines before it are missing", l.Name, l.Counter)})
 		} else if l.Counter != want {
-			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump,
+			tl.Anomalies = append(tl.Anomalies, Anomaly{Line: n, Kind: AnomalyCounterJump, Time: l.Time, Name: l.Name,
 				Detail: fmt.Sprintf("%s wrote %d after %d", l.Name, l.Counter, last[l.Name])})
 		}
 		last[l.Name] = l.Counter

@@ -10,41 +10,11 @@ import (
 	"zkspeaker/speaker"
 )
 
-// script builds an out file line by line: who wrote at which offset.
-type script struct {
-	t0    time.Time
-	b     strings.Builder
-	count map[string]int
-}
-
-func newScript() *script {
-	return &script{t0: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), count: map[string]int{}}
-}
-
-// speak writes n lines by name, one every step from offset, with an epoch.
-func (s *script) speak(name string, epoch int64, offset time.Duration, n int, step time.Duration) *script {
-	for i := 0; i < n; i++ {
-		s.count[name]++
-		l := speaker.Line{Time: s.t0.Add(offset + time.Duration(i)*step), Name: name, Counter: uint64(s.count[name]), Epoch: epoch}
-		s.b.WriteString(l.String() + "\n")
-	}
-	return s
-}
-
-func (s *script) timeline(t *testing.T) *speaker.Timeline {
-	t.Helper()
-	tl, err := speaker.ReadTimeline(strings.NewReader(s.b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tl
-}
-
 // chartRows draws the text chart and returns its rows by label.
 func chartRows(t *testing.T, tl *speaker.Timeline, width int) (map[string]string, string) {
 	t.Helper()
 	var b strings.Builder
-	timelinereport.WriteChart(&b, tl, width)
+	timelinereport.WriteChart(&b, tl, nil, width)
 	rows := map[string]string{}
 	for _, l := range strings.Split(b.String(), "\n") {
 		if name, bar, ok := strings.Cut(l, " |"); ok {

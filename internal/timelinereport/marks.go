@@ -2,6 +2,8 @@ package timelinereport
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"zkspeaker/speaker"
 )
@@ -107,11 +109,12 @@ func (f *figure) labels(ls []label, top float64, up bool) {
 type note struct{ text, colour string }
 
 // notes tells, under the axis, what happened at each event and what is
-// wrong in the file; the most anomalies it lists is 10.
+// wrong in the file, a line of the figure each, or more for a long one;
+// the most anomalies it lists is 10.
 func (f *figure) notes() []note {
 	var out []note
 	for _, e := range f.events {
-		text := fmt.Sprintf("at %s  %s", duration(e.Time.Sub(f.sp.from)), e.Label())
+		text := fmt.Sprintf("at %-9s %s", duration(e.Time.Sub(f.sp.from)), e.Label())
 		if e.Note != "" {
 			text += " (" + e.Note + ")"
 		}
@@ -128,18 +131,49 @@ func (f *figure) notes() []note {
 		}
 		out = append(out, note{where + a.Kind.String() + ": " + a.Detail, red})
 	}
-	return out
+	var lines []note
+	for _, n := range out {
+		for _, l := range wrap(n.text, noteChars) {
+			lines = append(lines, note{l, n.colour})
+		}
+	}
+	return lines
 }
 
-// writeNotes writes the notes from y down, and a line on how to read the
-// figure.
+// readingGuide closes the figure: how to read it, for one who never has.
+var readingGuide = []string{
+	"A bar is a leader writing. A hatched gap is time in which no leader wrote: a handover, or a leader paused.",
+	"Two bars over each other would be two leaders (red). An epoch (the leader znode's czxid) numbers a leadership.",
+}
+
+// writeNotes writes the notes from y down, and the reading guide.
 func (f *figure) writeNotes(y float64, notes []note) {
 	if len(notes) > 0 {
 		svgText(&f.b, 16, y, fontSize, ink, ` font-weight="bold"`, "What happened")
 	}
 	for i, n := range notes {
-		svgText(&f.b, 16, y+18*float64(i+1), fontSize, n.colour, ` class="note"`, cut(n.text, noteChars))
+		svgText(&f.b, 16, y+18*float64(i+1), fontSize, n.colour, ` class="note" style="white-space:pre"`, n.text)
 	}
-	svgText(&f.b, 16, y+18*float64(len(notes)+1)+14, fontSize, faint, "",
-		"A bar is a leader writing. One bar ends, the next begins: a handover. Bars over each other: two leaders.")
+	for i, l := range readingGuide {
+		svgText(&f.b, 16, y+18*float64(len(notes)+i+1)+14, fontSize, faint, ` class="guide"`, l)
+	}
+}
+
+// wrap breaks text into lines of at most n characters at its spaces; the
+// lines after the first are indented. A word too long for a line is cut.
+func wrap(text string, n int) []string {
+	var lines []string
+	for indent := ""; ; indent = "    " {
+		text = indent + text
+		if utf8.RuneCountInString(text) <= n {
+			return append(lines, text)
+		}
+		r := []rune(text)
+		at := strings.LastIndex(string(r[:n]), " ")
+		if at <= len(indent) {
+			return append(lines, cut(text, n))
+		}
+		lines = append(lines, text[:at])
+		text = text[at+1:]
+	}
 }

@@ -63,7 +63,7 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 	lanesTop := f.bottom() + 14
 	axisY := lanesTop + float64(stack(below, 8, figWidth-8, false))*laneH + 8
 	notes := f.notes()
-	height := axisY + 56 + float64(len(notes))*18 + 44
+	height := axisY + 56 + float64(len(notes)+len(readingGuide))*18 + 30
 
 	f.grid(eventsTop, axisY)
 	f.rows()

@@ -129,3 +129,24 @@ func TestSVGMarksAnomaliesInRed(t *testing.T) {
 		}
 	}
 }
+
+// A note too long for a line goes on over the next, whole.
+func TestSVGWrapsLongNotes(t *testing.T) {
+	s, events := demoLike()
+	events[2].Note = strings.Repeat("the ZooKeeper server that speaker-3 talks to ", 4)
+	p := draw(t, s.timeline(t), events)
+	notes := p.class("note")
+	var words []string
+	for _, n := range notes {
+		if len([]rune(n.Text)) > 118 {
+			t.Errorf("note line of %d characters, past the figure's edge: %q", len([]rune(n.Text)), n.Text)
+		}
+		words = append(words, strings.Fields(n.Text)...)
+	}
+	if want := strings.Join(strings.Fields(events[2].Note), " "); !strings.Contains(strings.Join(words, " "), want) {
+		t.Errorf("notes %q lack the whole note %q", words, want)
+	}
+	if len(notes) < 5 {
+		t.Errorf("%d note lines, want the long one over two or more", len(notes))
+	}
+}

@@ -159,5 +159,8 @@ if [ "$now" != "$leader" ]; then
 	exit 1
 fi
 
-say "Step 4: the timeline of $demo/out.txt: each term, the failover gaps, any anomaly, and the faults above"
-"$BIN" timeline --events "$events" --svg "$demo/timeline.svg" "$demo/out.txt"
+# Paths relative to where make demo runs, when they are below it, so that
+# the report and the picture name out/demo/out.txt, not this checkout's path.
+rel=${demo#"$PWD"/}
+say "Step 4: the timeline of $rel/out.txt: each term, the failover gaps, any anomaly, and the faults above"
+"$BIN" timeline --events "$rel/events.txt" --svg "$rel/timeline.svg" "$rel/out.txt"

@@ -69,7 +69,9 @@ func runTimeline(c *cli.Context) error {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
 	timelinereport.Write(os.Stdout, name, tl, events, c.Int("width"))
-	if svg := c.String("svg"); svg != "" {
+	if svg := c.String("svg"); svg != "" && len(tl.Terms) == 0 {
+		fmt.Printf("no chart drawn in %s: %s has no line to draw\n", svg, name)
+	} else if svg != "" {
 		var b strings.Builder
 		timelinereport.WriteSVG(&b, name, tl, events)
 		if err := os.WriteFile(svg, []byte(b.String()), 0o644); err != nil {

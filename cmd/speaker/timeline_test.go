@@ -112,6 +112,22 @@ func TestTimelineCommand(t *testing.T) {
 	}
 }
 
+// A file with no line has no chart: none is drawn, and the report says so.
+func TestTimelineNoLinesNoPicture(t *testing.T) {
+	dir := t.TempDir()
+	empty, svg := filepath.Join(dir, "out.txt"), filepath.Join(dir, "chart.svg")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, "timeline", "--svg", svg, empty)
+	if !strings.Contains(got, "no chart drawn in "+svg) {
+		t.Errorf("timeline of an empty file says %q, want it to say no chart was drawn", got)
+	}
+	if _, err := os.Stat(svg); err == nil {
+		t.Errorf("an empty out file left a picture in %s", svg)
+	}
+}
+
 // Bad input: one line, exit 2, nothing written.
 func TestTimelineBadInput(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "chart.svg")

@@ -12,7 +12,7 @@ import (
 // time in which no leader wrote.
 func (f *figure) gapLabels() []label {
 	var out []label
-	for _, g := range silences(f.st) {
+	for _, g := range f.gaps {
 		out = append(out, label{at: f.x(g.from), text: "gap " + duration(g.to.Sub(g.from)), class: "gap-label", colour: ink,
 			title: fmt.Sprintf("nobody wrote from %s to %s", clock(g.from), clock(g.to))})
 	}
@@ -33,7 +33,7 @@ func (f *figure) jumps() []speaker.Anomaly {
 // anomalyLabels names the overlaps and counter jumps, in red.
 func (f *figure) anomalyLabels() []label {
 	var out []label
-	for _, o := range f.tl.Overlaps() {
+	for _, o := range f.over {
 		out = append(out, label{at: f.x(o.From), text: "overlap " + duration(o.To.Sub(o.From)) + ": two leaders", class: "overlap-label", colour: red,
 			title: fmt.Sprintf("%s and %s both wrote from %s to %s", o.A, o.B, clock(o.From), clock(o.To))})
 	}
@@ -53,10 +53,10 @@ func (f *figure) eventLabels() []label {
 	return out
 }
 
-// gaps hatches each gap across the rows and spans it with a bracket under
+// hatch hatches each gap across the rows and spans it with a bracket under
 // them, where its label hangs.
-func (f *figure) gaps(lanesTop float64) {
-	for _, g := range silences(f.st) {
+func (f *figure) hatch(lanesTop float64) {
+	for _, g := range f.gaps {
 		x0, x1 := f.x(g.from), f.x(g.to)
 		w := max(x1-x0, 2)
 		fmt.Fprintf(&f.b, `<rect class="gap" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="url(#hatch)"><title>nobody wrote for %s</title></rect>`+"\n",
@@ -70,7 +70,7 @@ func (f *figure) gaps(lanesTop float64) {
 // anomalies shades each overlap red across the rows and crosses out each
 // counter jump on its writer's row.
 func (f *figure) anomalies() {
-	for _, o := range f.tl.Overlaps() {
+	for _, o := range f.over {
 		x0, x1 := f.x(o.From), f.x(o.To)
 		fmt.Fprintf(&f.b, `<rect class="overlap" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.25" stroke="%s" stroke-width="2"><title>%s and %s both wrote</title></rect>`+"\n",
 			x0, f.top, max(x1-x0, 3), f.bottom()-f.top, red, red, esc(o.A), esc(o.B))

@@ -15,6 +15,8 @@ type figure struct {
 	tl     *speaker.Timeline
 	events []Event
 	st     []speaker.Stretch
+	gaps   []silence         // of st, found once
+	over   []speaker.Overlap // of tl, found once
 	sp     span
 	left   float64 // x of the plot's left edge: the names stand left of it
 	plot   float64 // the plot's width
@@ -48,7 +50,9 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 	if len(tl.Terms) == 0 {
 		return
 	}
-	f := &figure{tl: tl, events: events, st: tl.Stretches(), sp: chartSpan(tl, events), row: map[string]int{}, colour: map[string]string{}}
+	st := tl.Stretches()
+	f := &figure{tl: tl, events: events, st: st, gaps: silences(st), over: tl.Overlaps(), sp: chartSpan(tl, events),
+		row: map[string]int{}, colour: map[string]string{}}
 	longest := 0
 	for i, n := range tl.Writers {
 		f.row[n], f.colour[n] = i, writerColours[i%len(writerColours)]
@@ -67,7 +71,7 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 
 	f.grid(eventsTop, axisY)
 	f.rows()
-	f.gaps(lanesTop)
+	f.hatch(lanesTop)
 	f.anomalies()
 	f.eventLines(eventsTop, above)
 	f.labels(above, eventsTop, false)
@@ -87,7 +91,7 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 // the y below them.
 func (f *figure) header(name string) float64 {
 	svgText(&f.b, 16, 26, 17, ink, ` font-weight="bold"`, "Who wrote when in "+cut(name, 60))
-	gaps := len(silences(f.st))
+	gaps := len(f.gaps)
 	svgText(&f.b, 16, 46, fontSize, faint, "", fmt.Sprintf("%s, %s, %s, %s; %s to %s UTC, %s",
 		Count(len(f.tl.Writers), "writer"), Count(len(f.tl.Terms), "term"), Count(gaps, "gap"), Count(len(f.tl.Anomalies), "anomaly"),
 		clock(f.sp.from), clock(f.sp.from.Add(f.sp.dur)), f.sp.from.UTC().Format(time.DateOnly)))
@@ -108,7 +112,7 @@ func (f *figure) header(name string) float64 {
 	if gaps > 0 {
 		item(box+`fill="url(#hatch)" stroke="#999"/>`, "gap: nobody writes")
 	}
-	if len(f.tl.Overlaps()) > 0 {
+	if len(f.over) > 0 {
 		item(box+`fill="`+red+`" fill-opacity="0.25" stroke="`+red+`" stroke-width="2"/>`, "overlap: two leaders at once")
 	}
 	if len(f.jumps()) > 0 {

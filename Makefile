@@ -8,13 +8,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-## deps: install ZooKeeper (and Java) if missing, and shellcheck for the lint step
+## deps: install ZooKeeper (and Java) if missing, and the tools below
 deps: tools
 	bash ensemble-scripts/install-zookeeper.sh
 
-# tools: shellcheck for the lint step, tmux for make demo-tmux (and its test)
+# tools: shellcheck for the lint step, tmux for make demo-tmux (and its test),
+# chromium to render the timeline picture in a test, as a person would see it
 tools:
-	@missing=""; for t in shellcheck tmux; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	@missing=""; for t in shellcheck tmux chromium; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	[ -z "$$missing" ] || { \
 	  echo "installing$$missing"; \
 	  if command -v apt-get >/dev/null 2>&1; then \

@@ -5,7 +5,8 @@
 #   2. SIGKILL the new leader: its znode lives until its session expires;
 #   3. kill the ZooKeeper server the last speaker talks to: it moves to
 #      another server within its session, and nobody takes over;
-#   4. print the timeline of out.txt.
+#   4. print the timeline of out.txt, and draw it in out/demo/timeline.svg
+#      with each of the faults above marked where it happened.
 # Everything it starts is stopped at the end, on Ctrl-C too; out/demo/ stays
 # for inspection.
 #
@@ -65,6 +66,17 @@ trap 'echo; echo "interrupted"; exit 130' INT TERM
 rm -rf "$demo" "$ENSEMBLE_DIR"
 mkdir -p "$demo"
 
+# events.txt records each fault as it is sent, for `speaker timeline
+# --events`: one line "<time> <kind> <target> <note>", the time in RFC 3339,
+# UTC. The time comes from bash itself ($EPOCHREALTIME, bash 5), so that
+# no date(1) of one system or another is needed.
+events=$demo/events.txt
+echo "# what demo.sh did: <time> <kind> <target> <note>" >"$events"
+event() {
+	local now=$EPOCHREALTIME
+	TZ=UTC printf '%(%Y-%m-%dT%H:%M:%S)T.%sZ %s\n' "${now%[.,]*}" "${now#*[.,]}" "$*" >>"$events"
+}
+
 say "Start a 3-server ZooKeeper ensemble (tickTime ${ZK_TICK_MS} ms)"
 servers=$("$here/ensemble.sh" start 3 | tail -n 1)
 "$here/ensemble.sh" status
@@ -105,6 +117,7 @@ echo "$leader speaks; the others wait in line, each watching only the one ahead:
 tail -n 3 "$demo/out.txt"
 
 say "Step 1: SIGTERM $leader. It deletes its znode and closes its session, so the next in line takes over at once"
+event SIGTERM "$leader" the leader
 kill -TERM "${pid[$leader]}"
 wait "${pid[$leader]}" || true
 unset "pid[$leader]"
@@ -115,6 +128,7 @@ tail -n 3 "$demo/out.txt"
 
 say "Step 2: SIGKILL $leader. Its znode stays until ZooKeeper expires its session ($SESSION), then the last speaker takes over"
 # (The braces silence bash's own "Killed" notice, printed when it reaps the job.)
+event SIGKILL "$leader" the new leader
 {
 	kill -KILL "${pid[$leader]}"
 	wait "${pid[$leader]}" || true
@@ -130,6 +144,7 @@ tail -n 3 "$demo/out.txt"
 port=$(grep -E 'msg=(connected|reconnected) ' "$demo/$leader.log" | tail -n 1 | sed -E 's/.*server=[^ ]*:([0-9]+).*/\1/')
 id=$((port - ${ZK_BASE_PORT:-2181} + 1))
 say "Step 3: SIGKILL ZooKeeper server $id (port $port), the one $leader talks to. Its session moves to another server before it expires: no failover"
+event SIGKILL "zk-server-$id" "the ZooKeeper server $leader talks to"
 "$here/ensemble.sh" kill "$id"
 sleep "$WATCH_S"
 sleep "$WATCH_S"
@@ -144,5 +159,8 @@ if [ "$now" != "$leader" ]; then
 	exit 1
 fi
 
-say "Step 4: the timeline of $demo/out.txt: each term, the failover gaps, and any anomaly"
-"$BIN" timeline --svg "$demo/timeline.svg" "$demo/out.txt"
+# Paths relative to where make demo runs, when they are below it, so that
+# the report and the picture name out/demo/out.txt, not this checkout's path.
+rel=${demo#"$PWD"/}
+say "Step 4: the timeline of $rel/out.txt: each term, the failover gaps, any anomaly, and the faults above"
+"$BIN" timeline --events "$rel/events.txt" --svg "$rel/timeline.svg" "$rel/out.txt"

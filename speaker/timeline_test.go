@@ -118,8 +118,8 @@ func TestTimelineCounterJumpAndTornLines(t *testing.T) {
 	if strings.Join(got, ",") != "counter jump,torn line,torn line,torn line" {
 		t.Fatalf("anomalies = %+v", tl.Anomalies)
 	}
-	if tl.Anomalies[0].Line != 4 || !strings.Contains(tl.Anomalies[0].Detail, "a wrote 6 after 3") {
-		t.Errorf("counter jump = %+v, want line 4, a wrote 6 after 3", tl.Anomalies[0])
+	if a := tl.Anomalies[0]; a.Line != 4 || !strings.Contains(a.Detail, "a wrote 6 after 3") || a.Name != "a" || !a.Time.Equal(o.t0.Add(3*time.Second)) {
+		t.Errorf("counter jump = %+v, want line 4, a wrote 6 after 3, at +3s", a)
 	}
 	for i, line := range []int{6, 7, 8} {
 		if a := tl.Anomalies[i+1]; a.Line != line {
@@ -173,8 +173,16 @@ func TestTimelineQuickReturnIsNoOverlapWhenTheEpochSaysSo(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		line(4200*time.Millisecond+time.Duration(i)*time.Second, "a", 9)
 	}
-	if tl := o.read(t); len(tl.Anomalies) != 0 || len(tl.Terms) != 3 {
+	tl := o.read(t)
+	if len(tl.Anomalies) != 0 || len(tl.Terms) != 3 {
 		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
+	}
+	var epochs []int64
+	for _, st := range tl.Stretches() {
+		epochs = append(epochs, st.Epoch)
+	}
+	if fmt.Sprint(epochs) != "[5 7 9]" {
+		t.Errorf("stretches have epochs %v, want [5 7 9]: one a leadership each", epochs)
 	}
 }
 

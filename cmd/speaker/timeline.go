@@ -20,6 +20,7 @@ func timelineCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "svg", Usage: "also draw the chart as an SVG picture in `FILE`"},
 			&cli.IntFlag{Name: "width", Value: 72, Usage: "columns of the text chart, 10 to 1000"},
+			&cli.StringFlag{Name: "events", Usage: "mark the events listed in `FILE` (lines of <time> <kind> <target> [note]) on the chart"},
 		},
 		Action:       runTimeline,
 		OnUsageError: onUsageError,
@@ -46,6 +47,10 @@ func runTimeline(c *cli.Context) error {
 			return badFlag("svg", "%s: its folder %s does not exist", svg, filepath.Dir(svg))
 		}
 	}
+	events, err := readEvents(c)
+	if err != nil {
+		return err
+	}
 	name := "out/out.txt"
 	if c.NArg() == 1 {
 		name = c.Args().First()
@@ -63,14 +68,38 @@ func runTimeline(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	timelinereport.Write(os.Stdout, name, tl, c.Int("width"))
-	if svg := c.String("svg"); svg != "" {
+	timelinereport.Write(os.Stdout, name, tl, events, c.Int("width"))
+	if svg := c.String("svg"); svg != "" && len(tl.Terms) == 0 {
+		fmt.Printf("no chart drawn in %s: %s has no line to draw\n", svg, name)
+	} else if svg != "" {
 		var b strings.Builder
-		timelinereport.WriteSVG(&b, tl)
+		timelinereport.WriteSVG(&b, name, tl, events)
 		if err := os.WriteFile(svg, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
 		fmt.Printf("chart drawn in %s\n", svg)
 	}
 	return nil
+}
+
+// readEvents reads the file of --events, if given. Any fault in it is bad
+// input, found before anything is printed.
+func readEvents(c *cli.Context) ([]timelinereport.Event, error) {
+	if !c.IsSet("events") {
+		return nil, nil
+	}
+	path := c.String("events")
+	if path == "" {
+		return nil, badFlag("events", "must name a file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badFlag("events", "%v", err)
+	}
+	defer f.Close()
+	events, err := timelinereport.ReadEvents(f)
+	if err != nil {
+		return nil, badFlag("events", "%s: %v", path, err)
+	}
+	return events, nil
 }

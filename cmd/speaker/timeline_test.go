@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +42,23 @@ func handMade(t *testing.T) string {
 	return path
 }
 
+// handMadeEvents writes an events file for handMade: b killed at 10.2 s,
+// after its last line; c speaks 1.3 s later.
+func handMadeEvents(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "events.txt")
+	text := "# what was done\n2026-11-22T10:00:10.2Z SIGKILL b the leader\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func TestTimelineCommand(t *testing.T) {
 	path := handMade(t)
 	svg := filepath.Join(t.TempDir(), "chart.svg")
-	got := run(t, "timeline", "--svg", svg, path)
+	got := run(t, "timeline", "--svg", svg, "--events", handMadeEvents(t), path)
 	for _, want := range []string{
+		"1  10:00:10.200  SIGKILL b (the leader): the next line came 1.3s later, by c",
 		"15 lines, 3 writers, 9 terms, 3 anomalies",
 		"counter jump: c wrote 4 after 2",
 		"line 13: torn line",
@@ -63,6 +76,10 @@ func TestTimelineCommand(t *testing.T) {
 			rowOf[strings.TrimSpace(name)] = bar
 		}
 	}
+	if e := strings.Index(rowOf["events"], "1"); e <= strings.LastIndex(rowOf["b"], "#") || e >= strings.Index(rowOf["c"], "#") {
+		t.Errorf("chart rows %q: want the event's 1 between b's end and c's start", rowOf)
+	}
+	delete(rowOf, "events")
 	if len(rowOf) != 3 || strings.Index(rowOf["c"], "#") <= strings.LastIndex(rowOf["b"], "#") || strings.Index(rowOf["b"], "#") >= strings.LastIndex(rowOf["a"], "#") {
 		t.Errorf("chart rows %q: want a, then b overlapping a's end, then c after both", rowOf)
 	}
@@ -74,27 +91,50 @@ func TestTimelineCommand(t *testing.T) {
 	var pic struct {
 		XMLName xml.Name `xml:"svg"`
 		Rects   []struct {
-			Fill  string `xml:"fill,attr"`
-			Title string `xml:"title"`
+			Class string `xml:"class,attr"`
 		} `xml:"rect"`
+		Lines []struct {
+			Class string `xml:"class,attr"`
+		} `xml:"line"`
 	}
 	if err := xml.Unmarshal(data, &pic); err != nil {
 		t.Fatalf("the SVG is not well-formed: %v", err)
 	}
-	red := 0
+	classes := map[string]int{}
 	for _, r := range pic.Rects {
-		if r.Fill == "red" {
-			red++
-		}
+		classes[r.Class]++
 	}
-	if len(pic.Rects) < 4 || red != 1 {
-		t.Errorf("SVG has %d bars, %d red: want a bar per stretch and one red overlap", len(pic.Rects), red)
+	for _, l := range pic.Lines {
+		classes[l.Class]++
+	}
+	if classes["bar"] < 4 || classes["overlap"] != 1 || classes["event"] != 1 {
+		t.Errorf("SVG has %d bars, %d overlaps, %d event lines: want a bar per stretch, one overlap, one event", classes["bar"], classes["overlap"], classes["event"])
+	}
+}
+
+// A file with no line has no chart: none is drawn, and the report says so.
+func TestTimelineNoLinesNoPicture(t *testing.T) {
+	dir := t.TempDir()
+	empty, svg := filepath.Join(dir, "out.txt"), filepath.Join(dir, "chart.svg")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, "timeline", "--svg", svg, empty)
+	if !strings.Contains(got, "no chart drawn in "+svg) {
+		t.Errorf("timeline of an empty file says %q, want it to say no chart was drawn", got)
+	}
+	if _, err := os.Stat(svg); err == nil {
+		t.Errorf("an empty out file left a picture in %s", svg)
 	}
 }
 
 // Bad input: one line, exit 2, nothing written.
 func TestTimelineBadInput(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "chart.svg")
+	badEvents := filepath.Join(t.TempDir(), "events.txt")
+	if err := os.WriteFile(badEvents, []byte("2026-11-22T10:00:10.2Z SIGKILL b\nat noon SIGTERM a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"timeline", filepath.Join(t.TempDir(), "missing.txt")},
 		{"timeline", "--width", "3", handMade(t)},
@@ -102,6 +142,10 @@ func TestTimelineBadInput(t *testing.T) {
 		{"timeline", "--svg", "", handMade(t)},
 		{"timeline", t.TempDir()},                                                          // a directory is no out file
 		{"timeline", "--svg", filepath.Join(t.TempDir(), "missing", "x.svg"), handMade(t)}, // checked before the report
+		{"timeline", "--events", filepath.Join(t.TempDir(), "missing.txt"), handMade(t)},
+		{"timeline", "--events", "", handMade(t)},
+		{"timeline", "--events", t.TempDir(), handMade(t)},
+		{"timeline", "--svg", svg, "--events", badEvents, handMade(t)},
 	} {
 		p := zktest.Run(t, zktest.BuildSpeaker(t), args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -109,6 +153,9 @@ func TestTimelineBadInput(t *testing.T) {
 		cancel()
 		if err != nil || code != 2 || strings.Count(strings.TrimSpace(p.Stderr()), "\n") != 0 || p.Stdout() != "" {
 			t.Errorf("%v: exit %d (%v), stdout %q, stderr %q; want exit 2 and one line", args, code, err, p.Stdout(), p.Stderr())
+		}
+		if slices.Contains(args, "--events") && !strings.HasPrefix(p.Stderr(), "speaker: --events: ") {
+			t.Errorf("%v: stderr %q, want it to name --events", args, p.Stderr())
 		}
 		if _, err := os.Stat(svg); err == nil {
 			t.Errorf("%v wrote %s", args, svg)

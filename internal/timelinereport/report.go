@@ -14,8 +14,10 @@ import (
 )
 
 // Write prints the story of an out file: its terms with the gap before
-// each, the anomalies a correct election never writes, and a text chart.
-func Write(w io.Writer, name string, tl *speaker.Timeline, width int) {
+// each, the anomalies a correct election never writes, the events done to
+// the election (from an events file, or none) with what followed each,
+// and a text chart.
+func Write(w io.Writer, name string, tl *speaker.Timeline, events []Event, width int) {
 	fmt.Fprintf(w, "%s: %s, %s, %s, %s\n", name, Count(tl.Lines(), "line"), Count(len(tl.Writers), "writer"),
 		Count(len(tl.Terms), "term"), Count(len(tl.Anomalies), "anomaly"))
 	if len(tl.Terms) == 0 {
@@ -28,14 +30,31 @@ func Write(w io.Writer, name string, tl *speaker.Timeline, width int) {
 	for i, t := range tl.Terms {
 		gap := "-"
 		if t.HasGapBefore {
-			gap = t.GapBefore.Round(time.Millisecond).String()
+			gap = duration(t.GapBefore)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d-%d\t%s\t\n", i+1, t.Name, clock(t.First), clock(t.Last), t.Lines, t.FromCounter, t.ToCounter, gap)
 	}
 	_ = tw.Flush()
 	writeAnomalies(w, tl)
+	writeEvents(w, tl, events)
 	fmt.Fprintln(w)
-	WriteChart(w, tl, width)
+	WriteChart(w, tl, events, width)
+}
+
+// writeEvents lists the events, numbered as the chart marks them.
+func writeEvents(w io.Writer, tl *speaker.Timeline, events []Event) {
+	if len(events) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nevents")
+	st := tl.Stretches()
+	for i, e := range events {
+		note := ""
+		if e.Note != "" {
+			note = " (" + e.Note + ")"
+		}
+		fmt.Fprintf(w, "  %d  %s  %s%s: %s\n", i+1, clock(e.Time), e.Label(), note, outcome(st, e))
+	}
 }
 
 // writeAnomalies lists what a correct election never writes.

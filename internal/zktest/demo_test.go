@@ -107,9 +107,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("the demo did not announce %q", step)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "demo", "timeline.svg")); err != nil {
-		t.Errorf("no chart left for inspection: %v", err)
-	}
+	checkDemoPicture(t, filepath.Join(dir, "demo"), out.String())
 	// Not a terminal: plain headings, no escape sequences.
 	if i := strings.IndexByte(out.String(), 0x1b); i >= 0 {
 		t.Errorf("the demo's output, not a terminal, holds an ESC byte: %q", out.String()[max(0, i-20):min(len(out.String()), i+20)])

@@ -191,6 +191,10 @@ func (r *RecoverableZookeeper) Close() {
 	})
 }
 
+// Closing reports whether Close has been called: what follows (our
+// ephemeral znodes vanishing, requests failing) is the close, not a fault.
+func (r *RecoverableZookeeper) Closing() bool { return r.closed() }
+
 // closed reports whether Close was called.
 func (r *RecoverableZookeeper) closed() bool {
 	select {

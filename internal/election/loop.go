@@ -16,7 +16,12 @@ import (
 // the paused clock and retries all arrive here, and it alone changes state.
 func (c *Candidate) loop(ctx context.Context) {
 	defer close(c.done)
-	events := c.zk.Observe(ctx)
+	// Stop observing the session when the loop ends, not when Close is
+	// called: the owner may close the session first (the speaker's one-write
+	// exit), and its Close waits for every observer to let go.
+	observeCtx, stopObserving := context.WithCancel(ctx)
+	defer stopObserving()
+	events := c.zk.Observe(observeCtx)
 	var (
 		connected bool
 		wake      <-chan zk.Event // the recipe's current watch
@@ -65,7 +70,8 @@ func (c *Candidate) loop(ctx context.Context) {
 			case recoverable.StateClosed:
 				// Our owner closed the session: that was the one server write
 				// that removed our znode, and nothing is left to delete.
-				if connected && c.State() != StateInactive {
+				if connected && c.Node() != "" {
+					c.deactivate(reasonClosing)
 					c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
 				}
 				connected = false
@@ -73,6 +79,9 @@ func (c *Candidate) loop(ctx context.Context) {
 			}
 		case ev := <-wake:
 			wake = nil
+			if c.zk.Closing() {
+				return // the closing session took our znode: leave says so
+			}
 			if ev.Type == zk.EventNotWatching {
 				continue // the session is gone; its own event says what next
 			}
@@ -106,7 +115,7 @@ func (c *Candidate) loop(ctx context.Context) {
 		d, err := c.recipe.Check(checkCtx)
 		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || c.zk.Closing() {
 				return
 			}
 			if errors.Is(err, context.DeadlineExceeded) {

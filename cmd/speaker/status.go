@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -45,29 +46,27 @@ func runStatus(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// Only warnings: a disconnection is worth a line, the rest is noise here.
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(log))
+	// No log: a line across --watch's display would garble it. The display
+	// says itself when status's session is cut off.
+	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		return err
 	}
 	defer rz.Close()
-
 	st := electionstatus.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
 		Clear: c.Bool("watch") && isTerminal(os.Stdout),
-		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
-			return election.inspect(ctx, rz, path, b, w)
+		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (electionstatus.Render, <-chan zk.Event, error) {
+			return election.inspect(ctx, rz, path)
 		}}
-	if !c.Bool("watch") {
-		once, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		_, err := st.Print(once, rz)
-		if err != nil {
-			return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
-		}
-		return nil
+	if c.Bool("watch") {
+		return st.Watch(ctx, rz)
 	}
-	return st.Watch(ctx, rz)
+	once, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := st.Once(once, rz); err != nil {
+		return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
+	}
+	return nil
 }
 
 func isTerminal(f *os.File) bool {

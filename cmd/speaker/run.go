@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -58,6 +59,12 @@ func runSpeaker(c *cli.Context) error {
 		return err
 	}
 	go func() { _ = rz.WaitConnected(ctx) }() // logs while ZooKeeper is out of reach
+	go func() {
+		// Once, and at once, when nothing runs there at all.
+		if err := checkZooKeeper(ctx, cfg.servers); errors.Is(err, errNoZooKeeper) {
+			log.Warn(err.Error())
+		}
+	}()
 
 	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
 	if err != nil {

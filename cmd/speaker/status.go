@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,6 +47,17 @@ func runStatus(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	once := ctx
+	if !c.Bool("watch") {
+		var cancel context.CancelFunc
+		once, cancel = context.WithTimeout(ctx, onceTimeout)
+		defer cancel()
+	}
+	// Before any client exists: it would only retry, and its Close waits
+	// for a server that is not there.
+	if err := checkZooKeeper(once, servers); err != nil {
+		return quiet(ctx, err)
+	}
 	// No log: a line across --watch's display would garble it. The display
 	// says itself when status's session is cut off.
 	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
@@ -53,6 +65,13 @@ func runStatus(c *cli.Context) error {
 		return err
 	}
 	defer rz.Close()
+	if err := rz.WaitConnected(once); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return fmt.Errorf("ZooKeeper at %s answers but opened no session within %v: is a majority of its ensemble up? (ensemble-scripts/ensemble.sh status)",
+				strings.Join(servers, ","), onceTimeout)
+		}
+		return quiet(ctx, err)
+	}
 	st := electionstatus.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
 		Clear: c.Bool("watch") && isTerminal(os.Stdout),
 		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (electionstatus.Render, <-chan zk.Event, error) {
@@ -61,13 +80,23 @@ func runStatus(c *cli.Context) error {
 	if c.Bool("watch") {
 		return st.Watch(ctx, rz)
 	}
-	once, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
 	if err := st.Once(once, rz); err != nil {
-		return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
+		return quiet(ctx, fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err))
 	}
 	return nil
 }
+
+// quiet drops err after Ctrl-C (or SIGTERM): the user asked status to stop,
+// and "context canceled" tells them nothing.
+func quiet(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// onceTimeout bounds `speaker status` without --watch, session and reads.
+const onceTimeout = 15 * time.Second
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()

@@ -175,8 +175,11 @@ write_config() {
 			if [ -n "${ZK_MAX_SESSION_MS:-}" ]; then echo "maxSessionTimeout=$ZK_MAX_SESSION_MS"; fi
 			echo "admin.enableServer=false"
 			if [ "$n" -gt 1 ]; then
+				# Each line names the server's client port too (after the ;),
+				# so that /zookeeper/config tells clients every server to ask:
+				# speaker status reads it to see every session's watches.
 				for ((j = 1; j <= n; j++)); do
-					echo "server.$j=127.0.0.1:$(peer_port "$j"):$(election_port "$j")"
+					echo "server.$j=127.0.0.1:$(peer_port "$j"):$(election_port "$j");127.0.0.1:$(client_port "$j")"
 				done
 			fi
 		} >"$d/zoo.cfg"

@@ -21,6 +21,8 @@ type singleFile struct {
 	acl  []zk.ACL
 	log  *slog.Logger
 	held int64 // the session that created the znode, 0 when we hold none
+	// tagged is the session that carries our name tag (see NameTag).
+	tagged int64
 
 	parentReady bool // the parents exist, as far as we know
 }
@@ -104,6 +106,7 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 		}
 		if s.held == 0 {
 			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
+			s.tag(ctx) // after our watch is set: a change meanwhile waits in wake, one read late, once per session
 		}
 		return election.Decision{Leader: s.held != 0, Node: s.path, Wake: wake, Proof: proof}, nil
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/bench"
-	"zkspeaker/internal/ensemble"
 	"zkspeaker/nodemonitor"
 )
 
@@ -113,40 +112,6 @@ func runBench(c *cli.Context) error {
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 
-	if plan.servers == nil {
-		// Sessions of up to 10 minutes, so that idle candidates never expire.
-		srv, err := ensemble.StartStandalone(ctx, "ZK_TICK_MS=2000", "ZK_MAX_SESSION_MS=600000")
-		if err != nil {
-			return fmt.Errorf("%w (or give --servers)", err)
-		}
-		defer srv.Stop()
-		plan.servers = []string{srv.Addr}
-		fmt.Fprintf(os.Stderr, "bench: started a standalone ZooKeeper server at %s\n", srv.Addr)
-	}
-	b := bench.New(plan.servers, plan.session, log)
-	out := bench.NewReport(os.Stdout, plan.json)
-	for _, bc := range plan.cases {
-		fmt.Fprintf(os.Stderr, "bench: %s, %d candidates, %d failovers...\n", bc, bc.Candidates, bc.Rounds)
-		row, err := b.Run(ctx, bc)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s at %d candidates: %w", bc, bc.Candidates, err)
-		}
-		out.Row(row)
-	}
-	out.Flush()
-	if plan.window > 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		procs, err := bench.MeasureProcesses(ctx, exe, plan.servers, plan.window)
-		if err != nil {
-			return err
-		}
-		out.Processes(procs)
-	}
-	return nil
+	return bench.RunSuite(ctx, bench.Suite{Servers: plan.servers, Cases: plan.cases, Session: plan.session,
+		Window: plan.window, JSON: plan.json, Log: log}, os.Stdout, os.Stderr)
 }

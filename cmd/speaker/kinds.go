@@ -39,9 +39,9 @@ type electionKind struct {
 	hasWatch    bool // whether --watch applies
 	// start runs a candidate for listener on the session of rz.
 	start func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error)
-	// inspect prints the election as `speaker status` shows it, and
-	// returns the watch that fires at its next change.
-	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error)
+	// inspect reads the election for `speaker status`, and returns how to
+	// draw it and the watch that fires at its next change.
+	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error)
 }
 
 var electionKinds = []electionKind{
@@ -51,12 +51,9 @@ var electionKinds = []electionKind{
 			return nodemonitor.New(rz, l, nodemonitor.WithPath(s.path), nodemonitor.WithWatch(s.watch),
 				nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(s.acl), nodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error) {
 			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
-			if err == nil {
-				electionstatus.WriteSequential(b, v, w)
-			}
-			return wake, err
+			return func(b *strings.Builder, s electionstatus.Sightings) { electionstatus.WriteSequential(b, v, s) }, wake, err
 		},
 	},
 	{
@@ -65,12 +62,9 @@ var electionKinds = []electionKind{
 			return znodemonitor.New(rz, l, znodemonitor.WithPath(s.path),
 				znodemonitor.WithPolicy(s.policy), znodemonitor.WithACL(s.acl), znodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error) {
 			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
-			if err == nil {
-				electionstatus.WriteSingleFile(b, h, w, rz.SessionID())
-			}
-			return wake, err
+			return func(b *strings.Builder, s electionstatus.Sightings) { electionstatus.WriteSingleFile(b, h, s) }, wake, err
 		},
 	},
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
@@ -60,6 +62,12 @@ func runSpeaker(c *cli.Context) error {
 	go func() { // logs while ZooKeeper is out of reach
 		if rz.WaitConnected(ctx) == nil {
 			warnGranted(log, cfg.sessionTimeout, rz.SessionTimeout())
+		}
+	}()
+	go func() {
+		// Once, and at once, when nothing runs there at all.
+		if err := fourletter.CheckReachable(ctx, cfg.servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
+			log.Warn(err.Error())
 		}
 	}()
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -14,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/electionstatus"
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 )
 
@@ -45,30 +48,56 @@ func runStatus(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// Only warnings: a disconnection is worth a line, the rest is noise here.
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(log))
+	once := ctx
+	if !c.Bool("watch") {
+		var cancel context.CancelFunc
+		once, cancel = context.WithTimeout(ctx, onceTimeout)
+		defer cancel()
+	}
+	// Before any client exists: it would only retry, and its Close waits
+	// for a server that is not there.
+	if err := fourletter.CheckReachable(once, servers); err != nil {
+		return quiet(ctx, err)
+	}
+	// No log: a line across --watch's display would garble it. The display
+	// says itself when status's session is cut off.
+	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		return err
 	}
 	defer rz.Close()
-
+	if err := rz.WaitConnected(once); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return fmt.Errorf("ZooKeeper at %s answers but opened no session within %v: is a majority of its ensemble up? (ensemble-scripts/ensemble.sh status)",
+				strings.Join(servers, ","), onceTimeout)
+		}
+		return quiet(ctx, err)
+	}
 	st := electionstatus.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
 		Clear: c.Bool("watch") && isTerminal(os.Stdout),
-		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, b *strings.Builder, w electionstatus.Watches) (<-chan zk.Event, error) {
-			return election.inspect(ctx, rz, path, b, w)
+		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (electionstatus.Render, <-chan zk.Event, error) {
+			return election.inspect(ctx, rz, path)
 		}}
-	if !c.Bool("watch") {
-		once, cancel := context.WithTimeout(ctx, 15*time.Second)
-		defer cancel()
-		_, err := st.Print(once, rz)
-		if err != nil {
-			return fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err)
-		}
+	if c.Bool("watch") {
+		return st.Watch(ctx, rz)
+	}
+	if err := st.Once(once, rz); err != nil {
+		return quiet(ctx, fmt.Errorf("cannot read the election from %s: %w", strings.Join(servers, ","), err))
+	}
+	return nil
+}
+
+// quiet drops err after Ctrl-C (or SIGTERM): the user asked status to stop,
+// and "context canceled" tells them nothing.
+func quiet(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
 		return nil
 	}
-	return st.Watch(ctx, rz)
+	return err
 }
+
+// onceTimeout bounds `speaker status` without --watch, session and reads.
+const onceTimeout = 15 * time.Second
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()

@@ -86,35 +86,3 @@ func Srvr(ctx context.Context, addr string) ServerInfo {
 func (s ServerInfo) String() string {
 	return fmt.Sprintf("%s %s", s.Addr, s.Mode)
 }
-
-// Watches asks addr, with the four-letter word wchc, which paths each of
-// its sessions watches. It knows only the sessions connected to that
-// server: ask every server of an ensemble and merge. A server that does not
-// allow wchc answers with an error here.
-func Watches(ctx context.Context, addr string) (map[int64][]string, error) {
-	out, err := FourLetterWord(ctx, addr, "wchc")
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(out, "not executed") || strings.Contains(out, "not in the whitelist") {
-		return nil, fmt.Errorf("recoverable: %s does not allow wchc: %s", addr, strings.TrimSpace(out))
-	}
-	watches := map[int64][]string{}
-	var (
-		session int64
-		inside  bool // after a session line
-	)
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "0x"):
-			id, err := strconv.ParseUint(strings.TrimSpace(line[2:]), 16, 64)
-			if err != nil {
-				return nil, fmt.Errorf("recoverable: wchc from %s: bad session %q", addr, line)
-			}
-			session, inside = int64(id), true
-		case strings.HasPrefix(line, "\t") && inside:
-			watches[session] = append(watches[session], strings.TrimSpace(line))
-		}
-	}
-	return watches, nil
-}

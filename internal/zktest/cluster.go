@@ -62,8 +62,10 @@ func (c *Cluster) start(n int) error {
 	}
 	var peers strings.Builder
 	if n > 1 {
+		// With each client port, as ensemble.sh writes them: /zookeeper/config
+		// then lists every server a client may ask.
 		for i := 0; i < n; i++ {
-			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d\n", i+1, port+ensemble.PeerOffset+i, port+ensemble.ElectionOffset+i)
+			fmt.Fprintf(&peers, "server.%d=127.0.0.1:%d:%d;127.0.0.1:%d\n", i+1, port+ensemble.PeerOffset+i, port+ensemble.ElectionOffset+i, port+i)
 		}
 	}
 	base, err := os.MkdirTemp("", "zktest-")

@@ -1,0 +1,50 @@
+package fourletter_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/ensemble"
+	"zkspeaker/internal/fourletter"
+	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/zktest"
+)
+
+// TestMain fails the package when its tests leave a goroutine running.
+func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+
+// TestSessionsAndWatches asks a real server who is connected and what they
+// watch, and whether anything answers where nothing runs.
+func TestSessionsAndWatches(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, _, err := rz.ExistsW(ctx, "/not/there"); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := fourletter.Sessions(ctx, cluster.Server(0))
+	if err != nil || !slices.Contains(ids, rz.SessionID()) {
+		t.Errorf("cons: %x, %v; want our session 0x%x among them", ids, err, rz.SessionID())
+	}
+	w, err := fourletter.Watches(ctx, cluster.Server(0))
+	if err != nil || !slices.Contains(w[rz.SessionID()], "/not/there") {
+		t.Errorf("wchc: %v, %v; want our session watching /not/there", w, err)
+	}
+	if !fourletter.AnyAnswers(ctx, cluster.Servers()) {
+		t.Error("a running server does not answer ruok")
+	}
+	base, err := ensemble.FreeBase(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, cancel2 := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel2()
+	if fourletter.AnyAnswers(probe, []string{fmt.Sprintf("127.0.0.1:%d", base)}) {
+		t.Error("something answers where nothing listens")
+	}
+}

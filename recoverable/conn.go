@@ -251,6 +251,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 // zkLogger routes go-zookeeper's log lines into slog at debug level.
 type zkLogger struct{ log *slog.Logger }
 
+// Printf passes go-zookeeper's own messages on at debug level.
 func (l zkLogger) Printf(format string, args ...any) {
 	l.log.Debug("zk: " + fmt.Sprintf(format, args...))
 }

@@ -85,6 +85,7 @@ type request struct {
 // without touching the session, so its answer proves nothing.
 const opSetAuth = 100
 
+// Write notes each request it carries, then sends it.
 func (c *serverConn) Write(p []byte) (int, error) {
 	now := time.Now() // before the bytes leave, so before any answer
 	c.mu.Lock()
@@ -106,6 +107,7 @@ func (c *serverConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
+// Read notes each answer and event it carries.
 func (c *serverConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.mu.Lock()

@@ -37,6 +37,7 @@ type config struct {
 // usageError is bad input: the command prints it on one line and exits 2.
 type usageError struct{ msg string }
 
+// Error returns the one line to print.
 func (e usageError) Error() string { return e.msg }
 
 // flagEnv names the environment variable a flag may come from, so that an

@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"encoding/binary"
+	"net"
 	"time"
 )
 
@@ -85,4 +86,60 @@ func (l *link) delay(due time.Time) bool {
 	case <-l.done:
 		return false
 	}
+}
+
+// chunk is what one read from a socket returned, and when it may go on:
+// when it arrived, plus the reply latency in force then.
+type chunk struct {
+	b  []byte // nil at the end of the stream
+	at time.Time
+}
+
+// read reads src on a goroutine of its own and stamps each read with the
+// moment it arrived. Reading ahead is what lets a reply latency apply to
+// every answer in parallel, as on a real network: answers that arrive while
+// an earlier one is held are not held back by it.
+//
+// onArrive, when not nil, sees the body of each frame after the first (the
+// handshake) the moment it is read.
+func (l *link) read(src net.Conn, onArrive func(body []byte)) <-chan chunk {
+	out := make(chan chunk, 1024)
+	l.p.wg.Add(1)
+	go func() {
+		defer l.p.wg.Done()
+		var pending []byte
+		first := true
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := src.Read(buf)
+			if n > 0 && onArrive != nil {
+				pending = append(pending, buf[:n]...)
+				for len(pending) >= 4 {
+					size := int(binary.BigEndian.Uint32(pending))
+					if len(pending) < 4+size {
+						break
+					}
+					if !first {
+						onArrive(pending[4 : 4+size])
+					}
+					first, pending = false, pending[4+size:]
+				}
+			}
+			if n > 0 {
+				select {
+				case out <- chunk{b: buf[:n], at: time.Now().Add(l.p.replyLatency())}:
+				case <-l.done:
+					return
+				}
+			}
+			if err != nil {
+				select {
+				case out <- chunk{at: time.Now()}:
+				case <-l.done:
+				}
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -22,6 +22,7 @@ type testWriter struct {
 	done bool
 }
 
+// Write logs p through the test, so that it shows only when the test fails.
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -28,6 +28,8 @@ type mainTB struct {
 	failed   bool
 }
 
+// The TB methods, for TestMain: logs go to stderr, Fatalf panics to
+// unwind to Main, which reports it.
 func (m *mainTB) Helper()                   {}
 func (m *mainTB) Cleanup(f func())          { m.cleanups = append(m.cleanups, f) }
 func (m *mainTB) Failed() bool              { return m.failed }

@@ -175,12 +175,14 @@ type syncBuffer struct {
 	buf bytes.Buffer
 }
 
+// Write appends p; a process's output arrives on its own goroutine.
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
+// String returns everything written so far.
 func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

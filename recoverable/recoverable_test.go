@@ -239,3 +239,30 @@ func TestCloseIsIdempotentAndEndsObservers(t *testing.T) {
 		t.Fatalf("exists after Close = %v, want ErrClosed", err)
 	}
 }
+
+// A server that accepts the connection but never answers the handshake (as
+// one that is starting up can) is given up on like any silent server, after
+// two thirds of the session timeout, not after go-zookeeper's ten times
+// that (27 s here): the client moves on to a server that answers. The
+// client picks its first server at random, so three clients try: without
+// the limit, seven times in eight at least one starts with the silent one.
+func TestUnansweredHandshakeMovesOn(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	silent := zktest.NewProxy(t, cluster.Server(0))
+	silent.Cut()
+	defer silent.Heal()
+	for i := 0; i < 3; i++ {
+		rz := connect(t, []string{silent.Addr(), cluster.Server(0)}, 4*time.Second)
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		err := rz.WaitConnected(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("client %d: not connected after %v with an answering server in the list: %v", i, time.Since(start), err)
+		}
+		if d := time.Since(start); d > 6*time.Second {
+			t.Fatalf("client %d connected after %v: the silent server held it past two thirds of the session timeout", i, d)
+		}
+		rz.Close()
+	}
+}

@@ -46,7 +46,7 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, timeout: func(ms int32) {
+	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, handshakeLimit: r.SessionTimeout() * 2 / 3, timeout: func(ms int32) {
 		if ms > 0 {
 			r.timeout.Store(int64(ms) * int64(time.Millisecond))
 		}
@@ -62,9 +62,15 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 // which is no proof of life.
 type serverConn struct {
 	net.Conn
-	acked   func(sent time.Time)
-	wrote   func(op int32)
-	timeout func(ms int32)
+	acked func(sent time.Time)
+	wrote func(op int32)
+	// handshakeLimit bounds the wait for the handshake's answer, as for any
+	// answer of a live session (two thirds of the timeout). go-zookeeper
+	// waits ten times that: a server that accepts connections but does not
+	// serve yet (one starting up) would hold the client for 27 s of a 4 s
+	// session instead of letting it try the next server.
+	handshakeLimit time.Duration
+	timeout        func(ms int32)
 
 	mu      sync.Mutex // go-zookeeper reads and writes on two goroutines
 	sent    []request  // written, not yet answered, oldest first
@@ -105,6 +111,20 @@ func (c *serverConn) Write(p []byte) (int, error) {
 		}
 	}
 	return c.Conn.Write(p)
+}
+
+// SetReadDeadline is go-zookeeper's, except that the handshake's answer is
+// not waited for longer than handshakeLimit.
+func (c *serverConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	handshaking := c.firstN < len(c.first)
+	c.mu.Unlock()
+	if handshaking && c.handshakeLimit > 0 {
+		if limit := time.Now().Add(c.handshakeLimit); t.IsZero() || t.After(limit) {
+			t = limit
+		}
+	}
+	return c.Conn.SetReadDeadline(t)
 }
 
 // Read notes each answer and event it carries.

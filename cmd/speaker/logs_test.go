@@ -91,9 +91,9 @@ func TestCtrlCIsLoggedAtInfo(t *testing.T) {
 		if code, err := p.Wait(ctx); err != nil || code != 0 {
 			t.Fatalf("%s: Ctrl-C: exit %d, %v; want 0\n%s", election, code, err, p.Stderr())
 		}
-		_, after, ok := strings.Cut(p.Stderr(), "shutting down")
+		_, after, ok := strings.Cut(p.Stderr(), "no longer the leader")
 		lines := strings.Split(strings.TrimSpace(after), "\n")[1:]
-		if !ok || !strings.Contains(after, "no longer the leader") {
+		if !ok || !strings.Contains(after, "shut down") {
 			t.Fatalf("%s: no shutdown of a leader in the log:\n%s", election, p.Stderr())
 		}
 		for _, line := range lines {

@@ -29,6 +29,7 @@ type RecoverableZookeeper struct {
 	born    time.Time    // the monotonic origin of acked
 	acked   atomic.Int64 // ns since born when the last request a server answered was sent
 	writes  writeWaiters // who waits for a request to leave (pipeline)
+	traffic trafficCounter
 
 	// Only go-zookeeper's callback goroutine writes these.
 	lastSession int64

@@ -44,29 +44,52 @@ func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounte
 // client is closed. go-zookeeper's calls take no context; an abandoned call
 // still ends on its own, when the server answers or the connection drops.
 func call[T any](ctx context.Context, r *RecoverableZookeeper, op func() (T, error)) (T, error) {
-	var zero T
+	if err := r.ready(ctx); err != nil {
+		var zero T
+		return zero, err
+	}
+	return await(ctx, r, async(op))
+}
+
+// ready waits until a request may be sent: the client is open, ctx is
+// live, and the credentials, if any, are with go-zookeeper.
+func (r *RecoverableZookeeper) ready(ctx context.Context) error {
 	if r.closed() {
-		return zero, ErrClosed
+		return ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return zero, err
+		return err
 	}
 	select {
 	case <-r.authReady:
+		return nil
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		return ctx.Err()
 	case <-r.quit:
-		return zero, ErrClosed
+		return ErrClosed
 	}
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
+}
+
+// result is what a go-zookeeper call returned.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+// async runs op on a goroutine of its own; its result comes on the channel.
+func async[T any](op func() (T, error)) <-chan result[T] {
+	done := make(chan result[T], 1)
 	go func() {
 		v, err := op()
-		done <- result{v, err}
+		done <- result[T]{v, err}
 	}()
+	return done
+}
+
+// await waits for the result of an async call, or for ctx, or for Close.
+// A call that failed because the client closed says so (ErrClosed).
+func await[T any](ctx context.Context, r *RecoverableZookeeper, done <-chan result[T]) (T, error) {
+	var zero T
 	select {
 	case res := <-done:
 		if res.err != nil && r.closed() {

@@ -63,26 +63,25 @@ func (w *writeWaiters) wrote(op int32) {
 // pipeline is only worth anything fast. When first fails before it was
 // written, second is not sent.
 func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, first func() error, second func() (T, error)) (v T, firstErr, secondErr error) {
+	if err := r.ready(ctx); err != nil {
+		return v, err, err
+	}
 	written, cancel := r.writes.wait(op)
 	defer cancel()
-	firstDone := make(chan error, 1)
-	go func() {
-		_, err := call(ctx, r, func() (struct{}, error) { return struct{}{}, first() })
-		firstDone <- err
-	}()
+	// Each call on a goroutine of its own, awaited here: no more hops
+	// between an answer and the caller than one call has.
+	firstDone := async(func() (struct{}, error) { return struct{}{}, first() })
 	select {
 	case <-written:
-	case err := <-firstDone:
-		return v, err, err // over before we saw it leave: nothing to pipeline behind
+	case res := <-firstDone:
+		return v, res.err, res.err // over before we saw it leave: nothing to pipeline behind
 	case <-ctx.Done():
 		return v, ctx.Err(), ctx.Err()
+	case <-r.quit:
+		return v, ErrClosed, ErrClosed
 	}
-	v, secondErr = call(ctx, r, second)
-	select {
-	case firstErr = <-firstDone:
-	case <-ctx.Done():
-		firstErr = ctx.Err()
-	}
+	v, secondErr = await(ctx, r, async(second))
+	_, firstErr = await(ctx, r, firstDone)
 	return v, firstErr, secondErr
 }
 

@@ -95,3 +95,55 @@ func TestPipelineKeepsItsOrder(t *testing.T) {
 		}
 	}
 }
+
+// Traffic counts what a session sent since its last notification, and in
+// how many round trips: a pair sent together is one, the same two requests
+// in series are two. A second session deletes the watched znode, so that
+// the notification is real.
+func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	rz := connect(t, cluster.Servers(), 10*time.Second)
+	other := connect(t, cluster.Servers(), 10*time.Second)
+	ctx := testCtx(t)
+	if _, err := rz.Create(ctx, "/t", nil, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	notifyOnce := func() {
+		t.Helper()
+		if _, err := other.Create(ctx, "/t/w", nil, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		_, _, wake, err := rz.ExistsW(ctx, "/t/w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := other.Delete(ctx, "/t/w", -1); err != nil {
+			t.Fatal(err)
+		}
+		<-wake
+	}
+	before := rz.Traffic()
+	notifyOnce()
+	if _, _, syncErr, err := rz.SyncChildren(ctx, "/t"); syncErr != nil || err != nil {
+		t.Fatal(syncErr, err)
+	}
+	got := rz.Traffic()
+	if got.Events != before.Events+1 || got.SinceEvent != 2 || got.RoundTripsSinceEvent != 1 {
+		t.Errorf("after a notification and SyncChildren: %+v (before %+v), want 1 more event and 2 requests in 1 round trip", got, before)
+	}
+	// The exists watch, the create in between is the other session's.
+	if got.Requests != before.Requests+3 {
+		t.Errorf("requests %d, want %d (the exists watch, the sync, the children)", got.Requests, before.Requests+3)
+	}
+
+	notifyOnce()
+	if err := rz.Sync(ctx, "/t"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rz.Children(ctx, "/t"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rz.Traffic(); got.SinceEvent != 2 || got.RoundTripsSinceEvent != 2 {
+		t.Errorf("after a notification, sync then children in series: %+v, want 2 requests in 2 round trips", got)
+	}
+}

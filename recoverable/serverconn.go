@@ -46,7 +46,7 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, handshakeLimit: r.SessionTimeout() * 2 / 3, timeout: func(ms int32) {
+	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, traffic: &r.traffic, handshakeLimit: r.SessionTimeout() * 2 / 3, timeout: func(ms int32) {
 		if ms > 0 {
 			r.timeout.Store(int64(ms) * int64(time.Millisecond))
 		}
@@ -64,6 +64,8 @@ type serverConn struct {
 	net.Conn
 	acked func(sent time.Time)
 	wrote func(op int32)
+	// traffic counts the requests and events (Traffic).
+	traffic *trafficCounter
 	// handshakeLimit bounds the wait for the handshake's answer, as for any
 	// answer of a live session (two thirds of the timeout). go-zookeeper
 	// waits ten times that: a server that accepts connections but does not
@@ -96,10 +98,13 @@ func (c *serverConn) Write(p []byte) (int, error) {
 	now := time.Now() // before the bytes leave, so before any answer
 	c.mu.Lock()
 	var ops []int32
-	c.out.feed(p, func(_, op int32) {
+	c.out.feed(p, func(xid, op int32) {
 		c.sent = append(c.sent, request{now, op})
 		if c.outN++; c.outN > 1 { // the first is the handshake, which has no opcode
 			ops = append(ops, op)
+			if c.traffic != nil {
+				c.traffic.sent(xid, op)
+			}
 		}
 	})
 	c.mu.Unlock()
@@ -142,8 +147,14 @@ func (c *serverConn) Read(p []byte) (int, error) {
 	}
 	c.in.feed(p[:n], func(xid, _ int32) {
 		c.inN++
-		if c.inN > 1 && xid != -1 { // the handshake's answer is settled above
+		if c.inN == 1 {
+			return // the handshake's answer is settled above
+		}
+		if xid != eventXid {
 			c.answered(true)
+		}
+		if c.traffic != nil {
+			c.traffic.received(xid)
 		}
 	})
 	return n, err

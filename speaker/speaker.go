@@ -35,6 +35,7 @@ type Speaker struct {
 	failing bool          // the last confirm failed; log only the first failure of a run
 	closed  bool          // after Close, StartSpeaking does nothing
 	written chan struct{} // closed and replaced after each line, for Wait
+	lastAt  time.Time     // when the last line was in the file (and fsynced, with fsync on)
 
 	restart   chan struct{} // StartSpeaking asks the loop to restart its ticker
 	quit      chan struct{}
@@ -123,6 +124,25 @@ func (s *Speaker) Counter() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counter
+}
+
+// LastWritten returns the counter of the last line and the moment it was
+// in the file, fsynced when fsync is on: when a reader of the file could
+// first see it. `speaker bench` ends a failover there.
+func (s *Speaker) LastWritten() (counter uint64, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counter, s.lastAt
+}
+
+// Acted returns a channel closed once the next line is in the file. The
+// election engine waits for it before it sets a new leader's watch on its
+// own znode, so that the watch's round trip does not compete with the
+// first line of a failover.
+func (s *Speaker) Acted() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.written
 }
 
 // Wait blocks until the line numbered counter has been written (Counter()
@@ -259,6 +279,7 @@ func (s *Speaker) speak(term uint64) {
 		return
 	}
 	s.counter++
+	s.lastAt = time.Now()
 	close(s.written)
 	s.written = make(chan struct{})
 }

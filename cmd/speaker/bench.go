@@ -23,8 +23,9 @@ func benchCommand() *cli.Command {
 		Usage: "measure failover latency and what each failover costs ZooKeeper, as the number of candidates grows",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a standalone server of our own)"},
-			&cli.StringFlag{Name: "candidates", Value: "10,100,1000", Usage: "numbers of candidates, comma-separated, each 2 to 10000"},
+			&cli.StringFlag{Name: "candidates", Value: "3,100,1000", Usage: "numbers of candidates, comma-separated, each 2 to 10000"},
 			&cli.IntFlag{Name: "rounds", Value: 20, Usage: "failovers measured per row, 1 or more"},
+			&cli.IntFlag{Name: "warmup", Value: 3, Usage: "failovers per row before the measured ones, not counted, 0 or more"},
 			&cli.StringFlag{Name: "election", Value: "sequential,single-file", Usage: "recipes, comma-separated"},
 			&cli.StringFlag{Name: "watch", Value: "predecessor,children", Usage: "sequential only: what followers watch, comma-separated"},
 			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for, a `duration` (the server may grant less); pings are counted out either way"},
@@ -42,6 +43,7 @@ type benchPlan struct {
 	cases   []bench.Case
 	session time.Duration
 	window  time.Duration
+	warmup  int
 	json    bool
 }
 
@@ -62,6 +64,9 @@ func parseBench(c *cli.Context) (benchPlan, error) {
 	rounds := c.Int("rounds")
 	if rounds < 1 {
 		return p, badFlag("rounds", "must be at least 1, got %d", rounds)
+	}
+	if p.warmup = c.Int("warmup"); p.warmup < 0 {
+		return p, badFlag("warmup", "must be 0 or more, got %d", p.warmup)
 	}
 	var counts []int
 	for _, f := range strings.Split(c.String("candidates"), ",") {
@@ -112,6 +117,6 @@ func runBench(c *cli.Context) error {
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 
-	return bench.RunSuite(ctx, bench.Suite{Servers: plan.servers, Cases: plan.cases, Session: plan.session,
+	return bench.RunSuite(ctx, bench.Suite{Servers: plan.servers, Cases: plan.cases, Warmup: plan.warmup, Session: plan.session,
 		Window: plan.window, JSON: plan.json, Log: log}, os.Stdout, os.Stderr)
 }

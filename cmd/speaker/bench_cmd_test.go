@@ -24,6 +24,12 @@ type benchLine struct {
 	P99           *float64 `json:"failover_ms_p99"`
 	Notifications *float64 `json:"notifications_per_failover"`
 	Requests      *float64 `json:"requests_per_failover"`
+	Writes        *float64 `json:"writes_per_failover"`
+	PathRequests  *float64 `json:"path_requests"`
+	PathWrites    *float64 `json:"path_writes"`
+	RoundTrips    *float64 `json:"round_trips_after_notification"`
+	Ratio         float64  `json:"ratio_to_baseline"`
+	BaselineP50   float64  `json:"baseline_ms_p50"`
 	Process       string   `json:"process"`
 	Role          string   `json:"role"`
 	RSSMB         float64  `json:"rss_mb"`
@@ -49,43 +55,56 @@ func runBench(t *testing.T, args ...string) []benchLine {
 	return lines
 }
 
-// The bench's counts are facts of each recipe, not speeds: with the
-// predecessor watch one candidate hears of a failover; with the children
-// watch or single-file, every waiting candidate does (the herd).
+// The bench's counts are facts of each recipe, not speeds, and the bench
+// counts them exactly, on the wire and by the servers' zxid: with the
+// predecessor watch one candidate hears of a failover and decides in one
+// round trip; with the children watch or single-file, every waiting
+// candidate hears of it (the herd). zk.Lock's row is the baseline.
 func TestBenchCounts(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	const n = 6
-	rows := runBench(t, "--servers", cluster.ConnString(), "--candidates", "6", "--rounds", "3", "--process-window", "0")
-	if len(rows) != 3 {
-		t.Fatalf("want 3 rows (sequential predecessor and children, single-file), got %+v", rows)
+	rows := runBench(t, "--servers", cluster.ConnString(), "--candidates", "6", "--rounds", "3", "--warmup", "1", "--process-window", "0")
+	if len(rows) != 4 {
+		t.Fatalf("want 4 rows (sequential predecessor and children, single-file, zk.Lock), got %+v", rows)
+	}
+	// Per failover, by recipe:
+	//   path: the leaver's requests and the successor's until its first line
+	//   is confirmed, its writes, the successor's round trips after the
+	//   notification; then everyone's notifications, requests and writes.
+	// - predecessor: the leaver's delete; the successor's sync and children
+	//   together; then its watch on its own znode, after the line.
+	// - children: the delete; every waiter lists the children again; the
+	//   successor confirms with sync and exists, a second round trip.
+	// - single-file: the leaver's exists (is it still ours?) and delete;
+	//   each waiter's create and exists together; all creates but one fail,
+	//   and a failed create is a transaction too.
+	// - zk.Lock: the delete; the successor lists the children.
+	type counts struct{ path, pathWrites, trips, notified, requests, writes float64 }
+	want := map[string]counts{
+		"sequential/predecessor": {3, 1, 1, 1, 4, 1},
+		"sequential/children":    {4, 1, 2, n - 1, 1 + (n - 1) + 2, 1},
+		"single-file/-":          {4, 2, 1, n - 1, 2 + 2*(n-1), n},
+		"zk.Lock/-":              {2, 1, 1, 1, 2, 1},
 	}
 	for _, r := range rows {
-		if r.Election == nil || r.P50 == nil || r.P99 == nil || r.Notifications == nil || r.Requests == nil || r.Candidates != n || r.Rounds != 3 {
+		if r.Election == nil || r.P50 == nil || r.P99 == nil || r.Notifications == nil || r.Requests == nil || r.Writes == nil ||
+			r.PathRequests == nil || r.PathWrites == nil || r.RoundTrips == nil || r.Candidates != n || r.Rounds != 3 {
 			t.Fatalf("row lacks a field: %+v", r)
 		}
+		name := *r.Election + "/" + r.Watch
 		if *r.P50 <= 0 || *r.P99 < *r.P50 {
-			t.Errorf("%s/%s: p50 %v, p99 %v", *r.Election, r.Watch, *r.P50, *r.P99)
+			t.Errorf("%s: p50 %v, p99 %v", name, *r.P50, *r.P99)
 		}
-		herd := *r.Election == "single-file" || r.Watch == "children"
-		want := 1.0
-		if herd {
-			want = n - 1
+		if *r.Election == "zk.Lock" {
+			if r.Ratio != 0 {
+				t.Errorf("the baseline compared with itself: %+v", r)
+			}
+		} else if r.BaselineP50 <= 0 || r.Ratio <= 0 || r.Ratio != *r.P50/r.BaselineP50 {
+			t.Errorf("%s: ratio %v, baseline p50 %v, p50 %v", name, r.Ratio, r.BaselineP50, *r.P50)
 		}
-		if *r.Notifications != want {
-			t.Errorf("%s/%s: %v notifications per failover, want %v", *r.Election, r.Watch, *r.Notifications, want)
-		}
-		// The requests of one failover, by recipe:
-		// - predecessor: the leader's delete, the successor's children and
-		//   its exists watch on itself;
-		// - children: the delete, and every waiter lists the children again;
-		// - single-file: the leader's exists and delete; each loser's create
-		//   and exists watch, sent together (the watch's stat names the
-		//   owner); the winner's create and watch, together.
-		wantReq := map[string]float64{"predecessor": 3, "children": n, "-": 2 + 2*(n-2) + 2}[r.Watch]
-		// One off is allowed: bench counts pings by their ticker, and a
-		// tick placed a few ms off can fall on the other side of a window.
-		if d := *r.Requests - wantReq; d < -1 || d > 1 {
-			t.Errorf("%s/%s: %v requests per failover, want %v", *r.Election, r.Watch, *r.Requests, wantReq)
+		got := counts{*r.PathRequests, *r.PathWrites, *r.RoundTrips, *r.Notifications, *r.Requests, *r.Writes}
+		if w, ok := want[name]; !ok || got != w {
+			t.Errorf("%s: path requests, path writes, round trips, notifications, requests, writes per failover = %v, want %v", name, got, w)
 		}
 	}
 }
@@ -103,8 +122,8 @@ func TestBenchOwnServer(t *testing.T) {
 			}
 		}
 	}
-	if len(rows) != 3 || strings.Join(roles, ",") != "leader,follower" {
-		t.Fatalf("want a failover row and leader and follower process rows, got %+v", rows)
+	if len(rows) != 4 || strings.Join(roles, ",") != "leader,follower" {
+		t.Fatalf("want a failover row, the zk.Lock row, and leader and follower process rows, got %+v", rows)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {

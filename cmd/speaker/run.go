@@ -85,13 +85,14 @@ func runSpeaker(c *cli.Context) error {
 	return nil
 }
 
-// shutdown stops speaking at once, then closes the session, so that the
-// successor takes over without waiting for a timeout. Closing the session
-// is the one server write of a graceful exit: it removes our ephemeral
-// znode and notifies the successor. Deleting the znode first would be a
-// second write, landing in the middle of the successor's reads (issue 14).
-// With ZooKeeper out of reach that could hang, so it gives up after 900 ms:
-// the process must exit within a second.
+// shutdown stops speaking at once, then leaves the election with one server
+// write: the monitor's Close deletes our znode, which notifies the
+// successor. The session is closed sessionCloseDelay later, off the
+// successor's path: closed at once, its transaction and the server's
+// teardown of our connection land in the middle of the successor's round
+// trip, and `speaker bench` measured it slower that way (issue 14). With
+// ZooKeeper out of reach that could hang, so it gives up after 900 ms: the
+// process must exit within a second.
 func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverable.RecoverableZookeeper) {
 	// Close, not StopSpeaking: the monitor may still win the election before
 	// it is closed, and its StartSpeaking must not write another line.
@@ -101,8 +102,9 @@ func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverab
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rz.Close()
 		mon.Close()
+		time.Sleep(sessionCloseDelay)
+		rz.Close()
 	}()
 	select {
 	case <-done:
@@ -110,6 +112,11 @@ func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverab
 		log.Warn("ZooKeeper did not answer in time; exiting, the session will expire on its own")
 	}
 }
+
+// sessionCloseDelay is how long a leaving speaker waits between deleting its
+// znode and closing its session: far longer than a failover takes on one
+// machine, short enough that nobody waits for the exit.
+const sessionCloseDelay = 100 * time.Millisecond
 
 // warnGranted says so when the server did not grant the session timeout we
 // asked for. It grants no less than its minSessionTimeout and no more than

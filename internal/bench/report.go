@@ -20,7 +20,10 @@ func NewReport(w io.Writer, asJSON bool) *Report {
 	o := &Report{w: w, json: asJSON}
 	if !asJSON {
 		o.tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tCANDIDATES\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tNOTIFICATIONS/FAILOVER\tREQUESTS/FAILOVER\t")
+		// Per failover: the path's requests, writes and round trips after
+		// the notification, then everyone's notifications, requests and
+		// the servers' transactions.
+		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tN\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tVS ZK.LOCK\tPATH REQ\tPATH WRITES\tRTT AFTER NOTE\tNOTIFIED\tREQUESTS\tWRITES\t")
 	}
 	return o
 }
@@ -31,8 +34,16 @@ func (o *Report) Row(r Row) {
 		_ = json.NewEncoder(o.w).Encode(r)
 		return
 	}
-	fmt.Fprintf(o.tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", r.Election, r.Watch, r.Candidates, r.Rounds,
-		r.FailoverMsP50, r.FailoverMsP99, r.FailoverMsMax, r.NotificationsPerFailover, r.RequestsPerFailover)
+	ratio := "-"
+	switch {
+	case r.Election == LockBaseline().Election:
+		ratio = "baseline"
+	case r.RatioToBaseline > 0:
+		ratio = fmt.Sprintf("%.2fx", r.RatioToBaseline)
+	}
+	fmt.Fprintf(o.tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Election, r.Watch, r.Candidates, r.Rounds,
+		r.FailoverMsP50, r.FailoverMsP99, r.FailoverMsMax, ratio, count(r.PathRequests), count(r.PathWrites), count(r.RoundTrips),
+		count(r.NotificationsPerFailover), count(r.RequestsPerFailover), count(r.WritesPerFailover))
 }
 
 // Flush ends the table of rows.
@@ -57,4 +68,12 @@ func (o *Report) Processes(ps []ProcessUsage) {
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.2f\t%.0fs\t\n", p.Role, p.Interval, p.RSSMB, p.CPUPercent, p.WindowS)
 	}
 	_ = tw.Flush()
+}
+
+// count prints a per-failover count: whole when it is, else to one decimal.
+func count(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.1f", v)
 }

@@ -6,16 +6,20 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"zkspeaker/internal/ensemble"
 )
 
-// Suite is what `speaker bench` runs: its cases in order, on servers or on a
+// Suite is what `speaker bench` runs: its cases, side by side with the
+// zk.Lock baseline at each number of candidates, on servers or on a
 // standalone server of its own, then a look at a speaker process's cost.
 type Suite struct {
 	Servers []string // nil: start a standalone server for the run
 	Cases   []Case
+	Warmup  int           // failovers per case not counted, before the rounds
 	Session time.Duration // the session timeout to ask for
 	Window  time.Duration // how long to watch a speaker process; 0 skips it
 	JSON    bool
@@ -37,16 +41,24 @@ func RunSuite(ctx context.Context, s Suite, out, progress io.Writer) error {
 	}
 	b := New(s.Servers, s.Session, s.Log)
 	report := NewReport(out, s.JSON)
-	for _, bc := range s.Cases {
-		fmt.Fprintf(progress, "bench: %s, %d candidates, %d failovers...\n", bc, bc.Candidates, bc.Rounds)
-		row, err := b.Run(ctx, bc)
+	for _, group := range byCandidates(s.Cases) {
+		n := group[0].Candidates
+		names := make([]string, len(group))
+		for i, bc := range group {
+			names[i] = bc.String()
+		}
+		fmt.Fprintf(progress, "bench: %d candidates each for %s, side by side: %d warm-up and %d measured failovers of each...\n",
+			n, strings.Join(names, ", "), s.Warmup, group[0].Rounds)
+		rows, err := b.Run(ctx, group, s.Warmup)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s at %d candidates: %w", bc, bc.Candidates, err)
+			return fmt.Errorf("at %d candidates: %w", n, err)
 		}
-		report.Row(row)
+		for _, r := range rows {
+			report.Row(r)
+		}
 	}
 	report.Flush()
 	if s.Window <= 0 {
@@ -62,4 +74,24 @@ func RunSuite(ctx context.Context, s Suite, out, progress io.Writer) error {
 	}
 	report.Processes(procs)
 	return nil
+}
+
+// byCandidates groups cases by their number of candidates, in the order
+// the numbers first come, and adds the baseline to each group.
+func byCandidates(cases []Case) [][]Case {
+	var groups [][]Case
+	for _, bc := range cases {
+		i := slices.IndexFunc(groups, func(g []Case) bool { return g[0].Candidates == bc.Candidates })
+		if i < 0 {
+			groups = append(groups, nil)
+			i = len(groups) - 1
+		}
+		groups[i] = append(groups[i], bc)
+	}
+	for i, g := range groups {
+		base := LockBaseline()
+		base.Candidates, base.Rounds = g[0].Candidates, g[0].Rounds
+		groups[i] = append(g, base)
+	}
+	return groups
 }

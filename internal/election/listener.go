@@ -24,3 +24,16 @@ type Listener interface {
 	// ProcessName names the candidate; it is stored as its znode's data.
 	ProcessName() string
 }
+
+// actNotifier is a Listener that can say when it has acted: Acted returns
+// a channel closed once its next act is done (a Speaker's next line is in
+// the file). A new leader sets the watch on its own znode only after its
+// first act, so that the watch's round trip competes with nothing on the
+// failover's path (issue 14). A Listener without it gets the watch at once.
+type actNotifier interface {
+	Acted() <-chan struct{}
+}
+
+// watchLate bounds the wait for a first act that does not come (a stale
+// proof, a failed confirm, a fenced file): the watch is set then anyway.
+const watchLate = time.Second

@@ -25,6 +25,10 @@ func (c *Candidate) loop(ctx context.Context) {
 	var (
 		connected bool
 		wake      <-chan zk.Event // the recipe's current watch
+		// A new leader's watch on its own znode, waiting for its first act.
+		pending   func(context.Context) (<-chan zk.Event, error)
+		actedC    <-chan struct{}
+		actedLate <-chan time.Time
 		pauseEnd  <-chan time.Time
 		retry     *time.Timer
 		retries   = newCheckRetries()
@@ -66,6 +70,7 @@ func (c *Candidate) loop(ctx context.Context) {
 				}
 			case recoverable.StateExpired, recoverable.StateAuthFailed:
 				connected, wake, pauseEnd = false, nil, nil
+				pending, actedC, actedLate = nil, nil, nil
 				c.deactivate("session " + ev.State.String())
 			case recoverable.StateClosed:
 				// Our owner closed the session: that was the one server write
@@ -95,6 +100,12 @@ func (c *Candidate) loop(ctx context.Context) {
 				c.deactivate("our znode was deleted")
 			}
 			check = true
+		case <-actedC:
+			wake, retry = c.watchOwn(ctx, pending, retry)
+			pending, actedC, actedLate = nil, nil, nil
+		case <-actedLate:
+			wake, retry = c.watchOwn(ctx, pending, retry)
+			pending, actedC, actedLate = nil, nil, nil
 		case <-retryC:
 			retry, check = nil, true
 		case <-pauseEnd:
@@ -103,6 +114,7 @@ func (c *Candidate) loop(ctx context.Context) {
 			// clock is to give up), the reconnect must look again, since
 			// our znode may still lead and nobody else would speak.
 			pauseEnd, wake = nil, nil
+			pending, actedC, actedLate = nil, nil, nil
 			c.deactivate("paused until the session may have expired")
 		}
 		if !check || !connected {
@@ -132,23 +144,37 @@ func (c *Candidate) loop(ctx context.Context) {
 		}
 		retries = newCheckRetries()
 		wake = d.Wake
+		pending, actedC, actedLate = nil, nil, nil
+		// A new term's first act goes before the leader's own watch; grab
+		// the channel before StartSpeaking, which may act at once.
+		var acted <-chan struct{}
+		if an, ok := c.listener.(actNotifier); ok && d.Leader && wake == nil && d.Watch != nil && c.State() == StateInactive {
+			acted = an.Acted()
+		}
 		c.apply(d)
-		if wake == nil && d.Watch != nil {
-			// Set after StartSpeaking: the new leader's first line is on
-			// its way while this round trip runs.
-			watchCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
-			wake, err = d.Watch(watchCtx)
-			cancel()
-			if err != nil {
-				// Our znode went already, or the connection did: look again.
-				c.log.Debug("could not watch our znode; checking again", "error", err)
-				if retry != nil {
-					retry.Stop()
-				}
-				retry = time.NewTimer(0)
-			}
+		switch {
+		case acted != nil:
+			pending, actedC, actedLate = d.Watch, acted, time.After(watchLate)
+		case wake == nil && d.Watch != nil:
+			wake, retry = c.watchOwn(ctx, d.Watch, retry)
 		}
 	}
+}
+
+// watchOwn sets a leader's watch on its own znode. When that fails (our
+// znode went already, or the connection did), it arms retry to look again.
+func (c *Candidate) watchOwn(ctx context.Context, watch func(context.Context) (<-chan zk.Event, error), retry *time.Timer) (<-chan zk.Event, *time.Timer) {
+	ctx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
+	defer cancel()
+	wake, err := watch(ctx)
+	if err == nil {
+		return wake, retry
+	}
+	c.log.Debug("could not watch our znode; checking again", "error", err)
+	if retry != nil {
+		retry.Stop()
+	}
+	return nil, time.NewTimer(0)
 }
 
 // apply acts on a Recipe's decision.
@@ -184,18 +210,26 @@ func (c *Candidate) pause() {
 
 // deactivate makes sure we are silent and not the leader.
 func (c *Candidate) deactivate(why string) {
+	if prev := c.silence(); prev == StateActive || prev == StatePaused {
+		c.sayStopped(why)
+	}
+}
+
+// silence makes us inactive and silent, and returns the state we were in.
+func (c *Candidate) silence() State {
 	prev := c.State()
-	if prev == StateInactive {
-		return
+	if prev != StateInactive {
+		c.setState(StateInactive)
+		c.listener.StopSpeaking()
 	}
-	c.setState(StateInactive)
-	c.listener.StopSpeaking()
-	if prev != StateActive && prev != StatePaused {
-		return
-	}
+	return prev
+}
+
+// sayStopped logs that a leader stopped leading, and why.
+func (c *Candidate) sayStopped(why string) {
 	if why == reasonClosing {
 		// Asked to stop (Ctrl-C, SIGTERM): nothing went wrong.
-		c.log.Info("no longer the leader: stepping down", "reason", why)
+		c.log.Info("no longer the leader: stepped down", "reason", why)
 		return
 	}
 	c.log.Warn("no longer the leader", "reason", why)
@@ -207,7 +241,9 @@ const reasonClosing = "closing"
 // leave runs when the loop ends: silence first, then delete our znode
 // while the session is still there, bounded so that Close stays prompt.
 func (c *Candidate) leave(connected *bool) {
-	c.deactivate(reasonClosing)
+	// Silent at once, but said after the delete went out: the successor
+	// waits for that write, not for our log line.
+	prev := c.silence()
 	if *connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		switch err := c.recipe.Leave(ctx); {
@@ -219,6 +255,9 @@ func (c *Candidate) leave(connected *bool) {
 			c.log.Warn("could not delete our znode; it goes with the session", "error", err)
 		}
 		cancel()
+	}
+	if prev == StateActive || prev == StatePaused {
+		c.sayStopped(reasonClosing)
 	}
 	c.setState(StateClosed)
 }

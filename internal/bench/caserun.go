@@ -1,0 +1,218 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"zkspeaker/recoverable"
+)
+
+// caseRun is one case while it runs: its contenders and what its counted
+// failovers measured.
+type caseRun struct {
+	Case
+	path  string
+	lines chan firstLine // each contender's first line as the leader
+	live  []contender
+
+	latencies, notifiedAfter             []time.Duration
+	pathRequests, pathWrites, roundTrips int64
+	notified, requests, writes           int64
+}
+
+// failover closes the leader gracefully and waits for its successor's
+// first line; count says whether the round is measured or a warm-up.
+func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
+	i := slices.IndexFunc(cr.live, func(c contender) bool { return c.leads() })
+	if i < 0 {
+		return fmt.Errorf("nobody leads")
+	}
+	leader := cr.live[i]
+	cr.live = slices.Delete(cr.live, i, i+1)
+	defer leader.close() // on every way out; close is idempotent
+	// Start from silence: the last round's newcomer has joined, and any
+	// herd has had its say.
+	before, err := b.settle(ctx, cr.live)
+	if err != nil {
+		return err
+	}
+	left := leader.session().Traffic()
+	start := time.Now()
+	leader.leave()
+	line, err := cr.waitLine(ctx, start)
+	if err != nil {
+		return err
+	}
+	after, err := b.settle(ctx, cr.live)
+	if err != nil {
+		return err
+	}
+	leaving := delta(left, leader.session().Traffic())
+	if count {
+		cr.latencies = append(cr.latencies, line.at.Sub(start))
+		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
+		cr.pathRequests += leaving.Requests + line.decided.SinceEvent
+		cr.pathWrites += leaving.Writes + line.decided.WritesSinceEvent
+		cr.roundTrips += line.decided.RoundTripsSinceEvent
+		cr.notified += after.Events - before.Events
+		cr.requests += after.Requests - before.Requests + leaving.Requests
+		cr.writes += after.zxid - before.zxid
+	}
+	leader.close() // the baseline's session, now that the failover is counted
+	return b.spawn(ctx, cr, 1)
+}
+
+// waitLine waits for a first line written at or after since.
+func (cr *caseRun) waitLine(ctx context.Context, since time.Time) (firstLine, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		select {
+		case l := <-cr.lines:
+			if l.at.Before(since) {
+				continue // from before this failover
+			}
+			return l, nil
+		case <-ctx.Done():
+			return firstLine{}, fmt.Errorf("no successor wrote its first line within 30s (a proof older than a second is not written; was the machine that busy?)")
+		}
+	}
+}
+
+// spawn starts n contenders at once, at most 64 connecting at a time, and
+// waits until every one has joined.
+func (b *Bench) spawn(ctx context.Context, cr *caseRun, n int) error {
+	out := make([]contender, n)
+	errs := make([]error, n)
+	slots := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			out[i], errs[i] = b.join(ctx, cr)
+		}()
+	}
+	wg.Wait()
+	for _, c := range out {
+		if c != nil {
+			cr.live = append(cr.live, c)
+		}
+	}
+	if i := slices.IndexFunc(errs, func(err error) bool { return err != nil }); i >= 0 {
+		return fmt.Errorf("%d candidates could not join (a server allows 60 connections per address unless maxClientCnxns=0, as ensemble.sh sets): %w",
+			n-len(slices.DeleteFunc(out, func(c contender) bool { return c == nil })), errs[i])
+	}
+	if cr.baseline {
+		return b.awaitLockers(ctx, cr)
+	}
+	return nil
+}
+
+// join connects one contender and, for ours, waits until it is in the
+// election.
+func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
+	name := fmt.Sprintf("bench-%d", b.joined.Add(1))
+	rz, err := recoverable.Connect(b.servers, b.session, recoverable.WithLogger(b.log))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := rz.WaitConnected(ctx); err != nil {
+		rz.Close()
+		return nil, err
+	}
+	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s.txt", cr.Election, cr.Watch))
+	if cr.baseline {
+		h, err := newLockHolder(rz, out, cr.path+"/lock", cr.lines)
+		if err != nil {
+			rz.Close()
+		}
+		return h, err
+	}
+	c, err := newSpeakerCandidate(rz, out, name, cr.lines, b.log)
+	if err != nil {
+		rz.Close()
+		return nil, err
+	}
+	// One znode below the case's own folder serves both recipes: the
+	// parent of the sequential candidates, or the single-file znode.
+	if c.mon, err = cr.New(rz, c, cr.path+"/election", b.log); err != nil {
+		c.close()
+		return nil, err
+	}
+	if err := c.join(ctx, cr.path); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// awaitLockers waits until every zk.Lock contender has its znode: Lock
+// gives no sign of it, so the folder is listed.
+func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
+	rz := cr.live[len(cr.live)-1].session()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		children, err := rz.Children(ctx, cr.path+"/lock")
+		if err == nil && len(children) >= len(cr.live) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("zk.Lock contenders did not all queue within 30s (%d of %d): %v", len(children), len(cr.live), err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// row sums up the counted failovers.
+func (cr *caseRun) row() Row {
+	n := len(cr.latencies)
+	r := Row{Election: cr.Election, Watch: cr.Watch, Candidates: cr.Candidates, Rounds: n}
+	if n == 0 {
+		return r
+	}
+	sorted := slices.Clone(cr.latencies)
+	slices.Sort(sorted)
+	var sum time.Duration
+	for _, l := range sorted {
+		sum += l
+	}
+	per := func(v int64) float64 { return float64(v) / float64(n) }
+	r.FailoverMsP50, r.FailoverMsP99 = ms(percentile(sorted, 50)), ms(percentile(sorted, 99))
+	r.FailoverMsMax, r.FailoverMsMean = ms(sorted[n-1]), ms(sum/time.Duration(n))
+	notified := slices.Clone(cr.notifiedAfter)
+	slices.Sort(notified)
+	r.NotifiedMsP50 = ms(percentile(notified, 50))
+	r.PathRequests, r.PathWrites, r.RoundTrips = per(cr.pathRequests), per(cr.pathWrites), per(cr.roundTrips)
+	r.NotificationsPerFailover, r.RequestsPerFailover, r.WritesPerFailover = per(cr.notified), per(cr.requests), per(cr.writes)
+	return r
+}
+
+// closeAll closes the contenders all at once: one after another, each
+// close would hand the lead to the next, and under a herd wake every other.
+func (cr *caseRun) closeAll() {
+	var wg sync.WaitGroup
+	for _, c := range cr.live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.close()
+		}()
+	}
+	wg.Wait()
+	cr.live = nil
+}
+
+func percentile(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

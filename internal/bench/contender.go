@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"zkspeaker/recoverable"
+	"zkspeaker/speaker"
+)
+
+// contender is one candidate of a case, whatever its recipe: a speaker on
+// one of our monitors, or a holder of go-zookeeper's zk.Lock (the baseline).
+type contender interface {
+	// leads reports whether it has written its first line as the leader.
+	leads() bool
+	// leave is the graceful exit, as its program makes it: the part of a
+	// failover that the successor waits for.
+	leave()
+	// close ends whatever leave left: off the failover's path.
+	close()
+	// session is its ZooKeeper session, for the traffic counts.
+	session() *recoverable.RecoverableZookeeper
+}
+
+// firstLine is a contender's report that it wrote its first line as the
+// leader and fsynced it: the moment a failover ends.
+type firstLine struct {
+	at  time.Time
+	who contender
+	// decided is the successor's traffic when it knew it leads and had
+	// confirmed it: what it sent after the notification is the failover's
+	// critical path.
+	decided recoverable.Traffic
+}
+
+// speakerCandidate is one of ours: a real Speaker, fsyncing and fencing
+// as `speaker` does by default, on a monitor of its own session.
+type speakerCandidate struct {
+	rz    *recoverable.RecoverableZookeeper
+	mon   Monitor
+	spk   *speaker.Speaker
+	lines chan<- firstLine
+
+	leading atomic.Bool
+	ctx     context.Context // ends with close; bounds the wait for the first line
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// speakerInterval is far beyond any round: a candidate leads for one line,
+// and no later tick's confirm falls into another failover's counts. The
+// confirm deadline is then a second (see speaker), which the first line's
+// proof must meet.
+const speakerInterval = time.Hour
+
+func newSpeakerCandidate(rz *recoverable.RecoverableZookeeper, out, name string, lines chan<- firstLine, log *slog.Logger) (*speakerCandidate, error) {
+	spk, err := speaker.New(out, speaker.WithName(name), speaker.WithInterval(speakerInterval),
+		speaker.WithFsync(true), speaker.WithFence(true), speaker.WithLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	c := &speakerCandidate{rz: rz, spk: spk, lines: lines}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// StartSpeaking notes the traffic so far, hands over to the Speaker, and
+// waits on a goroutine of its own for the line to be written and fsynced.
+// The traffic is noted again once the first line's confirm has answered:
+// everything the line waited for was sent by then.
+func (c *speakerCandidate) StartSpeaking(confirm func(context.Context) (int64, time.Time, error)) {
+	decided := c.rz.Traffic()
+	var confirmed atomic.Pointer[recoverable.Traffic]
+	counted := confirm
+	if confirm != nil {
+		counted = func(ctx context.Context) (int64, time.Time, error) {
+			epoch, sent, err := confirm(ctx)
+			t := c.rz.Traffic()
+			confirmed.CompareAndSwap(nil, &t)
+			return epoch, sent, err
+		}
+	}
+	next := c.spk.Counter() + 1
+	c.spk.StartSpeaking(counted)
+	if c.leading.Swap(true) {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if c.spk.Wait(c.ctx, next) == nil {
+			_, at := c.spk.LastWritten()
+			if t := confirmed.Load(); t != nil {
+				decided = *t
+			}
+			report(c.ctx, c.lines, firstLine{at: at, who: c, decided: decided})
+		}
+	}()
+}
+
+// StopSpeaking silences the Speaker.
+func (c *speakerCandidate) StopSpeaking() { c.spk.StopSpeaking() }
+
+// Acted is the Speaker's: the engine sets a new leader's own watch after
+// its first line, as it does for the speaker command.
+func (c *speakerCandidate) Acted() <-chan struct{} { return c.spk.Acted() }
+
+// ProcessName names the candidate's znode.
+func (c *speakerCandidate) ProcessName() string { return c.spk.ProcessName() }
+
+func (c *speakerCandidate) leads() bool                                { return c.leading.Load() && c.spk.Counter() > 0 }
+func (c *speakerCandidate) session() *recoverable.RecoverableZookeeper { return c.rz }
+
+// leave is the speaker command's shutdown up to its one write: silence,
+// then the monitor's Close, which deletes our znode. The command closes
+// the session a moment later, off the failover's path; close does here.
+func (c *speakerCandidate) leave() {
+	_ = c.spk.Close()
+	c.mon.Close()
+}
+
+func (c *speakerCandidate) close() {
+	_ = c.spk.Close()
+	if c.mon != nil {
+		c.mon.Close()
+	}
+	c.rz.Close()
+	c.cancel()
+	c.wg.Wait()
+}
+
+// join waits until the candidate has its znode (or stands in line for the
+// single-file one).
+func (c *speakerCandidate) join(ctx context.Context, path string) error {
+	for st := range c.mon.Observe(ctx) {
+		if st.Node != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("a candidate did not join %s: %w", path, ctx.Err())
+}
+
+// report hands a first line to the bench, unless the contender is closed.
+func report(ctx context.Context, lines chan<- firstLine, l firstLine) {
+	select {
+	case lines <- l:
+	case <-ctx.Done():
+	}
+}

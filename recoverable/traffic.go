@@ -1,0 +1,92 @@
+package recoverable
+
+import (
+	"sync"
+	"time"
+)
+
+// Traffic is what a session has exchanged with the servers so far, counted
+// on the wire: the cost of an election, as `speaker bench` shows it. Pings
+// and handshakes are left out; they are the price of having a session at
+// all, not of electing anyone.
+type Traffic struct {
+	// Requests is how many requests the session has sent.
+	Requests int64
+	// Writes is how many of them change the tree or the session: creates,
+	// deletes, sets, multis and the session's close. Each costs the
+	// servers a synced transaction.
+	Writes int64
+	// Events is how many watch notifications it has received, and
+	// EventAt when the last one arrived.
+	Events  int64
+	EventAt time.Time
+	// SinceEvent is how many requests it has sent since the last
+	// notification, and RoundTripsSinceEvent how many round trips they
+	// took: a request sent after an answer came back starts a new one, as
+	// it may have waited for that answer. Requests sent together (see
+	// SyncChildren) share one round trip.
+	SinceEvent, RoundTripsSinceEvent int64
+	// WritesSinceEvent is how many of SinceEvent are writes.
+	WritesSinceEvent int64
+}
+
+// xids that go-zookeeper and the server use for frames that are not a
+// request and its answer.
+const (
+	eventXid = -1 // a watch notification from the server
+	pingXid  = -2 // a ping and its answer
+)
+
+// writeOps are the opcodes of the requests that the servers commit as a
+// transaction: create, delete, setData, setACL, multi, create2, reconfig,
+// createContainer, createTTL, and closeSession.
+var writeOps = map[int32]bool{1: true, 2: true, 5: true, 7: true, 14: true, 15: true, 16: true, 19: true, 21: true, -11: true}
+
+// trafficCounter keeps a session's Traffic across its connections.
+type trafficCounter struct {
+	mu       sync.Mutex
+	t        Traffic
+	answered bool // an answer arrived after the last request went out
+}
+
+// sent counts a request frame (not the handshake) by its xid and opcode.
+func (c *trafficCounter) sent(xid, op int32) {
+	if xid == pingXid {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t.Requests++
+	if c.t.SinceEvent == 0 || c.answered {
+		c.t.RoundTripsSinceEvent++
+	}
+	c.t.SinceEvent++
+	if writeOps[op] {
+		c.t.Writes++
+		c.t.WritesSinceEvent++
+	}
+	c.answered = false
+}
+
+// received counts a frame from the server (not the handshake's answer).
+func (c *trafficCounter) received(xid int32) {
+	if xid == pingXid {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if xid == eventXid {
+		c.t.Events++
+		c.t.EventAt = time.Now()
+		c.t.SinceEvent, c.t.RoundTripsSinceEvent, c.t.WritesSinceEvent, c.answered = 0, 0, 0, false
+		return
+	}
+	c.answered = true
+}
+
+// Traffic returns what the session has exchanged so far.
+func (r *RecoverableZookeeper) Traffic() Traffic {
+	r.traffic.mu.Lock()
+	defer r.traffic.mu.Unlock()
+	return r.traffic.t
+}

@@ -20,7 +20,7 @@ import (
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure failover latency and what each failover costs ZooKeeper, as the number of candidates grows",
+		Usage: "measure graceful failover, from the exit to the next fsynced line, and what it costs ZooKeeper, beside zk.Lock, as the number of candidates grows",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a standalone server of our own)"},
 			&cli.StringFlag{Name: "candidates", Value: "3,100,1000", Usage: "numbers of candidates, comma-separated, each 2 to 10000"},
@@ -28,7 +28,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "warmup", Value: 3, Usage: "failovers per row before the measured ones, not counted, 0 or more"},
 			&cli.StringFlag{Name: "election", Value: "sequential,single-file", Usage: "recipes, comma-separated"},
 			&cli.StringFlag{Name: "watch", Value: "predecessor,children", Usage: "sequential only: what followers watch, comma-separated"},
-			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for, a `duration` (the server may grant less); pings are counted out either way"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for, a `duration` (the server may grant less); pings are never counted"},
 			&cli.StringFlag{Name: "process-window", Value: "10s", Usage: "how long to watch a speaker process for its CPU and memory, a `duration`; 0 skips it"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
 		},

@@ -29,7 +29,9 @@ type RecoverableZookeeper struct {
 	born    time.Time    // the monotonic origin of acked
 	acked   atomic.Int64 // ns since born when the last request a server answered was sent
 	writes  writeWaiters // who waits for a request to leave (pipeline)
-	traffic trafficCounter
+	// serverMode knows whether reads need a sync to be fresh.
+	serverMode serverMode
+	traffic    trafficCounter
 
 	// Only go-zookeeper's callback goroutine writes these.
 	lastSession int64
@@ -40,7 +42,12 @@ type RecoverableZookeeper struct {
 	authReady chan struct{} // closed once our credentials are with the client
 	quit      chan struct{}
 	closeOnce sync.Once
-	loopDone  chan struct{} // closed when go-zookeeper's event channel closes
+	// zkEvents is go-zookeeper's event channel. The callback sees every
+	// event already, so nobody reads it until Close, which drains it to
+	// learn that go-zookeeper's loop has ended: a reader would be one more
+	// goroutine to wake at every notification, on the failover's path.
+	// go-zookeeper drops what does not fit; it never blocks on it.
+	zkEvents <-chan zk.Event
 }
 
 // Option configures a RecoverableZookeeper.
@@ -89,7 +96,6 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 		connReady: make(chan struct{}),
 		authReady: make(chan struct{}),
 		quit:      make(chan struct{}),
-		loopDone:  make(chan struct{}),
 	}
 	r.timeout.Store(int64(sessionTimeout))
 	conn, ch, err := zk.Connect(servers, sessionTimeout,
@@ -115,13 +121,7 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 			}
 		}()
 	}
-	// The callback already sees every event. Draining the channel tells us when
-	// go-zookeeper's loop has ended, so that Close can wait for it.
-	go func() {
-		defer close(r.loopDone)
-		for range ch { //nolint:revive // drained on purpose
-		}
-	}()
+	r.zkEvents = ch
 	return r, nil
 }
 
@@ -186,7 +186,9 @@ func (r *RecoverableZookeeper) Close() {
 		close(r.quit)
 		id := r.conn.SessionID()
 		r.conn.Close()
-		<-r.loopDone
+		for range r.zkEvents { //nolint:revive // drained until go-zookeeper's loop ends
+		}
+		r.serverMode.wg.Wait()
 		r.log.Debug("session closed", "session", fmt.Sprintf("0x%x", id))
 		r.events.Close(SessionEvent{State: StateClosed}, time.Second)
 	})
@@ -217,6 +219,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 	<-r.connReady // at most the instant between zk.Connect and its return
 	switch ev.State {
 	case zk.StateHasSession:
+		r.serverMode.connected(ev.Server, r.quit)
 		id := r.conn.SessionID()
 		out := SessionEvent{State: StateConnected, SessionID: id, NewSession: id != r.lastSession,
 			Timeout: r.SessionTimeout(), Server: ev.Server}
@@ -231,6 +234,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 		r.lastSession, r.expired, r.connected = id, false, true
 		r.events.Publish(out)
 	case zk.StateDisconnected:
+		r.serverMode.lost()
 		// go-zookeeper says "disconnected" again after every failed dial;
 		// only the first one after a session is news.
 		if !r.connected || r.closed() {
@@ -240,6 +244,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 		r.log.Warn("disconnected from ZooKeeper", "session", fmt.Sprintf("0x%x", r.lastSession), "server", ev.Server)
 		r.events.Publish(SessionEvent{State: StateDisconnected, SessionID: r.lastSession, Server: ev.Server})
 	case zk.StateExpired:
+		r.serverMode.lost()
 		r.expired, r.connected = true, false
 		r.log.Warn("session expired", "session", fmt.Sprintf("0x%x", r.lastSession))
 		r.events.Publish(SessionEvent{State: StateExpired, SessionID: r.lastSession, Server: ev.Server})

@@ -19,6 +19,11 @@ var ErrClosed = errors.New("recoverable: closed")
 // used up its RetryCounter.
 var ErrRetriesExhausted = errors.New("recoverable: retries exhausted")
 
+// ErrReconnected is the proof a standalone server's read would have given
+// when the client lost its connection, or made a new one, while the read was
+// on its way: its answer may come from another server (see standalone.go).
+var ErrReconnected = errors.New("recoverable: reconnected while the read was on its way")
+
 // IsRetryable reports whether err is a fault that a retry can cure: the
 // connection was lost mid-request (Java's CONNECTIONLOSS), or no server could
 // be reached in a full pass over the list. go-zookeeper reports a lost

@@ -85,13 +85,34 @@ func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, fir
 	return v, firstErr, secondErr
 }
 
-// SyncChildren lists path's children after a sync, in one round trip. A
-// nil syncErr proves that the session was alive at the ZooKeeper leader
-// after sent, the moment just before the sync left. Neither is retried.
-func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (children []string, sent time.Time, syncErr, err error) {
+// freshRead runs read so that its answer is as fresh as a write's: right
+// behind a sync, in one round trip, or alone when the server is standalone
+// and has no leader to catch up with (see standalone.go). A nil syncErr
+// proves that the session was alive at the ZooKeeper leader, or the
+// standalone server, after sent, the moment just before the request left.
+// Neither is retried: a fresh read is only worth anything fast.
+func freshRead[T any](ctx context.Context, r *RecoverableZookeeper, path string, read func() (T, error)) (v T, sent time.Time, syncErr, err error) {
 	sent = time.Now()
-	children, syncErr, err = pipeline(ctx, r, opSync,
-		func() error { _, err := r.conn.Sync(path); return err },
+	if gen, mode := r.serverMode.current(); mode == "standalone" {
+		v, err = call(ctx, r, read)
+		switch {
+		case err != nil:
+			syncErr = err
+		case !r.serverMode.still(gen):
+			syncErr = ErrReconnected
+		}
+		return v, sent, syncErr, err
+	}
+	v, syncErr, err = pipeline(ctx, r, opSync,
+		func() error { _, err := r.conn.Sync(path); return err }, read)
+	return v, sent, syncErr, err
+}
+
+// SyncChildren lists path's children as freshly as a sync would make them,
+// in one round trip (freshRead). A nil syncErr proves that the session was
+// alive after sent.
+func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (children []string, sent time.Time, syncErr, err error) {
+	children, sent, syncErr, err = freshRead(ctx, r, path,
 		func() ([]string, error) { c, _, err := r.conn.Children(path); return c, err })
 	return children, sent, wrap("sync", path, syncErr), wrap("children", path, err)
 }
@@ -103,17 +124,19 @@ type existence struct {
 	wake <-chan zk.Event
 }
 
-// SyncExists is a sync of path and an exists of it, in one round trip: what
-// a leader asks before each line under at-most-one. It fails if either does.
+// SyncExists is an exists of path as fresh as a sync would make it, in one
+// round trip (freshRead): what a leader asks before each line under
+// at-most-one. It fails if the proof does.
 func (r *RecoverableZookeeper) SyncExists(ctx context.Context, path string) (ok bool, stat *zk.Stat, sent time.Time, err error) {
-	sent = time.Now()
-	e, syncErr, err := pipeline(ctx, r, opSync,
-		func() error { _, err := r.conn.Sync(path); return err },
+	e, sent, syncErr, err := freshRead(ctx, r, path,
 		func() (existence, error) { ok, st, err := r.conn.Exists(path); return existence{ok: ok, stat: st}, err })
-	if syncErr != nil {
+	switch {
+	case err != nil:
+		return false, nil, sent, wrap("exists", path, err)
+	case syncErr != nil:
 		return false, nil, sent, wrap("sync", path, syncErr)
 	}
-	return e.ok, e.stat, sent, wrap("exists", path, err)
+	return e.ok, e.stat, sent, nil
 }
 
 // CreateEphemeralExistsW creates the ephemeral znode path and sets a watch

@@ -99,12 +99,14 @@ func TestPipelineKeepsItsOrder(t *testing.T) {
 // Traffic counts what a session sent since its last notification, and in
 // how many round trips: a pair sent together is one, the same two requests
 // in series are two. A second session deletes the watched znode, so that
-// the notification is real.
+// the notification is real. The server is standalone, so a fresh read is
+// one request (see TestStandaloneServerSkipsTheSync).
 func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 10*time.Second)
 	other := connect(t, cluster.Servers(), 10*time.Second)
 	ctx := testCtx(t)
+	waitMode(t, rz, "standalone")
 	if _, err := rz.Create(ctx, "/t", nil, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
@@ -124,16 +126,16 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	}
 	before := rz.Traffic()
 	notifyOnce()
-	if _, _, syncErr, err := rz.SyncChildren(ctx, "/t"); syncErr != nil || err != nil {
-		t.Fatal(syncErr, err)
+	if _, _, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/t/e", nil, zk.WorldACL(zk.PermAll)); createErr != nil || err != nil {
+		t.Fatal(createErr, err)
 	}
 	got := rz.Traffic()
-	if got.Events != before.Events+1 || got.SinceEvent != 2 || got.RoundTripsSinceEvent != 1 {
-		t.Errorf("after a notification and SyncChildren: %+v (before %+v), want 1 more event and 2 requests in 1 round trip", got, before)
+	if got.Events != before.Events+1 || got.SinceEvent != 2 || got.RoundTripsSinceEvent != 1 || got.WritesSinceEvent != 1 {
+		t.Errorf("after a notification and a pipelined create+exists: %+v (before %+v), want 1 more event and 2 requests, 1 a write, in 1 round trip", got, before)
 	}
 	// The exists watch, the create in between is the other session's.
 	if got.Requests != before.Requests+3 {
-		t.Errorf("requests %d, want %d (the exists watch, the sync, the children)", got.Requests, before.Requests+3)
+		t.Errorf("requests %d, want %d (the exists watch, the create, the exists)", got.Requests, before.Requests+3)
 	}
 
 	notifyOnce()
@@ -145,5 +147,13 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	}
 	if got := rz.Traffic(); got.SinceEvent != 2 || got.RoundTripsSinceEvent != 2 {
 		t.Errorf("after a notification, sync then children in series: %+v, want 2 requests in 2 round trips", got)
+	}
+
+	notifyOnce()
+	if _, _, syncErr, err := rz.SyncChildren(ctx, "/t"); syncErr != nil || err != nil {
+		t.Fatal(syncErr, err)
+	}
+	if got := rz.Traffic(); got.SinceEvent != 1 || got.RoundTripsSinceEvent != 1 {
+		t.Errorf("after a notification, a fresh listing on a standalone server: %+v, want 1 request in 1 round trip", got)
 	}
 }

@@ -163,27 +163,38 @@ func (l *lineFile) lock(wait time.Duration) error {
 }
 
 // lastEpoch returns the epoch of the last line in f that has one, looking
-// at the file's last 64 KiB, or 0.
+// back at most 64 KiB, or 0. It runs under the file lock before every fenced
+// line, on the failover's path, so it reads the tail in growing windows and
+// parses from the newest line back: almost always, the last line decides.
 func lastEpoch(f *os.File) (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
 	}
 	size := st.Size()
-	start := max(size-64<<10, 0)
-	buf := make([]byte, size-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("speaker: read %s: %w", f.Name(), err)
-	}
-	// Lines are whole (one write each), so every line but a first one cut
-	// by the 64 KiB window parses; the newest line with an epoch decides.
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l, err := ParseLine(string(lines[i])); err == nil && l.Epoch > 0 {
-			return l.Epoch, nil
+	for window := int64(1 << 10); ; window *= 8 {
+		start := max(size-window, 0)
+		buf := make([]byte, size-start)
+		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("speaker: read %s: %w", f.Name(), err)
+		}
+		// Lines are whole (one write each), so every line parses but the
+		// window's first, which may be cut unless the window starts the file.
+		rest := bytes.TrimRight(buf, "\n")
+		for len(rest) > 0 {
+			i := bytes.LastIndexByte(rest, '\n')
+			if i < 0 && start > 0 {
+				break // cut by the window
+			}
+			if l, err := ParseLine(string(rest[i+1:])); err == nil && l.Epoch > 0 {
+				return l.Epoch, nil
+			}
+			rest = rest[:max(i, 0)]
+		}
+		if start == 0 || window >= 64<<10 {
+			return 0, nil
 		}
 	}
-	return 0, nil
 }
 
 // Close closes the file; later appends fail with errClosed.

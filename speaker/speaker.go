@@ -163,19 +163,26 @@ func (s *Speaker) Wait(ctx context.Context, counter uint64) error {
 	}
 }
 
-// Close silences the Speaker for good, stops the ticker and closes the file.
-// It is safe to call more than once, and returns after the last write. A
+// Retire silences the Speaker for good, and returns after the last write: a
 // StartSpeaking that comes later, from a monitor still winning an election
-// as the process shuts down, writes nothing.
+// as the process shuts down, writes nothing. It is the part of Close that a
+// leaving leader must wait for before it deletes its znode; the rest of
+// Close can follow the delete, off the successor's path (issue 14).
+func (s *Speaker) Retire() {
+	s.mu.Lock() // waits for a write in progress
+	defer s.mu.Unlock()
+	if s.active {
+		s.log.Info("stopped speaking", "last_counter", s.counter)
+	}
+	s.active, s.closed = false, true
+}
+
+// Close retires the Speaker (see Retire), stops its ticker and closes the
+// file. It is safe to call more than once.
 func (s *Speaker) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		s.mu.Lock() // waits for a write in progress
-		if s.active {
-			s.log.Info("stopped speaking", "last_counter", s.counter)
-		}
-		s.active, s.closed = false, true
-		s.mu.Unlock()
+		s.Retire()
 		close(s.quit)
 		<-s.done
 		s.mu.Lock()

@@ -94,15 +94,16 @@ func runSpeaker(c *cli.Context) error {
 // ZooKeeper out of reach that could hang, so it gives up after 900 ms: the
 // process must exit within a second.
 func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverable.RecoverableZookeeper) {
-	// Close, not StopSpeaking: the monitor may still win the election before
+	// Retire, not StopSpeaking: the monitor may still win the election before
 	// it is closed, and its StartSpeaking must not write another line.
-	if err := spk.Close(); err != nil {
-		log.Error("closing the out file", "error", err)
-	}
+	spk.Retire()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		mon.Close()
+		if err := spk.Close(); err != nil {
+			log.Error("closing the out file", "error", err)
+		}
 		time.Sleep(sessionCloseDelay)
 		rz.Close()
 	}()

@@ -85,21 +85,27 @@ func (c *speakerCandidate) StartSpeaking(confirm func(context.Context) (int64, t
 		}
 	}
 	next := c.spk.Counter() + 1
+	// The waiter starts first: a goroutine readied later runs sooner, and
+	// the Speaker's own, which StartSpeaking wakes, must not wait for ours.
+	if !c.leading.Swap(true) {
+		c.wg.Add(1)
+		go c.awaitFirstLine(next, decided, &confirmed)
+	}
 	c.spk.StartSpeaking(counted)
-	if c.leading.Swap(true) {
+}
+
+// awaitFirstLine waits for the line numbered next, and reports it with the
+// traffic at its confirm (or at the decision, when it needed none).
+func (c *speakerCandidate) awaitFirstLine(next uint64, decided recoverable.Traffic, confirmed *atomic.Pointer[recoverable.Traffic]) {
+	defer c.wg.Done()
+	if c.spk.Wait(c.ctx, next) != nil {
 		return
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		if c.spk.Wait(c.ctx, next) == nil {
-			_, at := c.spk.LastWritten()
-			if t := confirmed.Load(); t != nil {
-				decided = *t
-			}
-			report(c.ctx, c.lines, firstLine{at: at, who: c, decided: decided})
-		}
-	}()
+	_, at := c.spk.LastWritten()
+	if t := confirmed.Load(); t != nil {
+		decided = *t
+	}
+	report(c.ctx, c.lines, firstLine{at: at, who: c, decided: decided})
 }
 
 // StopSpeaking silences the Speaker.
@@ -115,11 +121,12 @@ func (c *speakerCandidate) ProcessName() string { return c.spk.ProcessName() }
 func (c *speakerCandidate) leads() bool                                { return c.leading.Load() && c.spk.Counter() > 0 }
 func (c *speakerCandidate) session() *recoverable.RecoverableZookeeper { return c.rz }
 
-// leave is the speaker command's shutdown up to its one write: silence,
-// then the monitor's Close, which deletes our znode. The command closes
-// the session a moment later, off the failover's path; close does here.
+// leave is the speaker command's shutdown up to its one write: silence for
+// good, then the monitor's Close, which deletes our znode. The command
+// closes the file and the session a moment later, off the failover's path;
+// close does here.
 func (c *speakerCandidate) leave() {
-	_ = c.spk.Close()
+	c.spk.Retire()
 	c.mon.Close()
 }
 

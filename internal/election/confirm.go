@@ -67,6 +67,8 @@ func (c *Candidate) Confirm(ctx context.Context) (epoch int64, sent time.Time, e
 	// have expired our session: a sync first makes it catch up with the
 	// leader, or, cut off, fail to within our deadline. The exists goes out
 	// right behind the sync, and the server answers it after: one round trip.
+	// A standalone server has no leader to catch up with: it gets the
+	// exists alone (recoverable.ServerMode).
 	ok, st, sent, err := c.zk.SyncExists(ctx, node)
 	switch {
 	case err != nil:

@@ -17,9 +17,12 @@ import (
 func (c *Candidate) loop(ctx context.Context) {
 	defer close(c.done)
 	// Stop observing the session when the loop ends, not when Close is
-	// called: the owner may close the session first (the speaker's one-write
-	// exit), and its Close waits for every observer to let go.
-	observeCtx, stopObserving := context.WithCancel(ctx)
+	// called: the owner may close the session first, and its Close waits for
+	// every observer to let go. Not a child of ctx either: Close's cancel
+	// should wake this goroutine alone, which then sends the delete, not the
+	// observer's too, which would run first (20 µs later to the wire on this
+	// machine, issue 14).
+	observeCtx, stopObserving := context.WithCancel(context.Background())
 	defer stopObserving()
 	events := c.zk.Observe(observeCtx)
 	var (

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build demo demo-tmux vet staticcheck shellcheck test test-packages test-short clean
+.PHONY: all deps tools build demo demo-tmux chaos vet staticcheck shellcheck test test-packages test-short clean
 
 all: build
 
@@ -35,6 +35,10 @@ demo: deps build
 ## demo-tmux: the same ensemble and speakers in tmux panes, to kill by hand
 demo-tmux: deps build
 	bash ensemble-scripts/demo-tmux.sh
+
+## chaos: a seeded 2-minute fault soak on a 3-server ensemble, then the exact check (CHAOS_FLAGS="--seed 7 --duration 10m ...")
+chaos: deps build
+	bin/speaker chaos $(CHAOS_FLAGS)
 
 vet:
 	$(GO) vet ./...

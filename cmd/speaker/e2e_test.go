@@ -159,6 +159,14 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "process-window", args: []string{"--process-window", "-1s"}, sub: "bench"},
 		{flag: "session-timeout", args: []string{"--session-timeout", "0s"}, sub: "bench"},
 		{flag: "servers", args: []string{"--servers", "localhost:0"}, sub: "bench"},
+		{flag: "speakers", args: []string{"--speakers", "1"}, sub: "chaos"},
+		{flag: "servers", args: []string{"--servers", "2"}, sub: "chaos"},
+		{flag: "duration", args: []string{"--duration", "0s"}, sub: "chaos"},
+		{flag: "policy", args: []string{"--policy", "sometimes"}, sub: "chaos"},
+		{flag: "election", args: []string{"--election", "raft"}, sub: "chaos"},
+		{flag: "fence", args: []string{"--fence", "--policy", "at-least-one"}, sub: "chaos"},
+		{flag: "faults", args: []string{"--faults", "kill,meteor"}, sub: "chaos"},
+		{flag: "dir", args: []string{"--dir", dir}, sub: "chaos"}, // not empty
 		// A folder is no out file, and checking it must not create it.
 		{flag: "out", args: []string{"--out", filepath.Join(dir, "fo") + "/"}},
 		{flag: "out", args: []string{"--out", dir + "/new/.."}},
@@ -183,6 +191,8 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		case "":
 		case "timeline": // no ZooKeeper here
 			args = append([]string{tc.sub}, tc.args...)
+		case "chaos": // starts servers of its own, in a folder of its own
+			args = append([]string{tc.sub, "--dir", filepath.Join(dir, "chaos")}, tc.args...)
 		default:
 			args = append([]string{tc.sub, "--servers", cluster.ConnString()}, tc.args...)
 		}

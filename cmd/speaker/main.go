@@ -59,7 +59,7 @@ func newApp() *cli.App {
 			cli.HelpFlag, // urfave adds it only when it adds its own help command
 		},
 		Action:          runSpeaker,
-		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), helpCommand()},
+		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), chaosCommand(), helpCommand()},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
 		Before:          takenValues,

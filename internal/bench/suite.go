@@ -36,8 +36,8 @@ func RunSuite(ctx context.Context, s Suite, out, progress io.Writer) error {
 			return fmt.Errorf("%w (or give --servers)", err)
 		}
 		defer srv.Stop()
-		s.Servers = []string{srv.Addr}
-		fmt.Fprintf(progress, "bench: started a standalone ZooKeeper server at %s\n", srv.Addr)
+		s.Servers = srv.Addrs
+		fmt.Fprintf(progress, "bench: started a standalone ZooKeeper server at %s\n", srv.Addrs[0])
 	}
 	b := New(s.Servers, s.Session, s.Log)
 	report := NewReport(out, s.JSON)

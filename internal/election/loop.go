@@ -118,7 +118,9 @@ func (c *Candidate) loop(ctx context.Context) {
 			// our znode may still lead and nobody else would speak.
 			pauseEnd, wake = nil, nil
 			pending, actedC, actedLate = nil, nil, nil
-			c.deactivate("paused until the session may have expired")
+			if !brokenGuards {
+				c.deactivate("paused until the session may have expired")
+			}
 		}
 		if !check || !connected {
 			continue
@@ -203,7 +205,7 @@ func (c *Candidate) apply(d Decision) {
 // pause enters the paused state after a disconnection of the leader.
 func (c *Candidate) pause() {
 	c.setState(StatePaused)
-	if c.policy == AtMostOne {
+	if c.policy == AtMostOne && !brokenGuards {
 		c.listener.StopSpeaking()
 		c.log.Warn("paused: lost the connection, stopped speaking until it is back", "policy", c.policy)
 		return

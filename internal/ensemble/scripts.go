@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -38,47 +39,71 @@ func Scripts() (string, error) {
 	return "", ErrNoScripts
 }
 
-// Standalone is one ZooKeeper server started with ensemble.sh in a
-// temporary folder of its own.
-type Standalone struct {
-	// Addr is its client address, host:port.
-	Addr   string
+// Ensemble is ZooKeeper servers started with ensemble.sh in a temporary
+// folder of their own: one standalone server, or an ensemble of several.
+type Ensemble struct {
+	// Addrs are the servers' client addresses, host:port, server 1 first.
+	Addrs  []string
 	script string
 	dir    string
 	env    []string
 }
 
-// StartStandalone starts a standalone server on free ports with extra
-// environment for ensemble.sh (ZK_TICK_MS=..., ZK_MAX_SESSION_MS=...), and
-// waits until it serves.
-func StartStandalone(ctx context.Context, extraEnv ...string) (*Standalone, error) {
+// Start starts n servers on free ports, with extra environment for
+// ensemble.sh (ZK_TICK_MS=..., ZK_MAX_SESSION_MS=...), and waits until they
+// serve. One server runs standalone.
+func Start(ctx context.Context, n int, extraEnv ...string) (*Ensemble, error) {
 	scripts, err := Scripts()
 	if err != nil {
 		return nil, err
 	}
-	base, err := FreeBase(1)
+	base, err := FreeBase(n)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "zkspeaker-standalone-")
+	dir, err := os.MkdirTemp("", "zkspeaker-ensemble-")
 	if err != nil {
 		return nil, err
 	}
-	s := &Standalone{Addr: fmt.Sprintf("127.0.0.1:%d", base), script: filepath.Join(scripts, "ensemble.sh"), dir: dir,
+	e := &Ensemble{script: filepath.Join(scripts, "ensemble.sh"), dir: dir,
 		env: append(append(os.Environ(), "ENSEMBLE_DIR="+filepath.Join(dir, "ensemble"), fmt.Sprintf("ZK_BASE_PORT=%d", base)), extraEnv...)}
-	cmd := exec.CommandContext(ctx, "bash", s.script, "start", "1")
-	cmd.Env = s.env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("could not start a ZooKeeper server (run make deps): %s", strings.TrimSpace(string(out)))
+	for i := range n {
+		e.Addrs = append(e.Addrs, fmt.Sprintf("127.0.0.1:%d", base+i))
 	}
-	return s, nil
+	if err := e.run(ctx, "start", strconv.Itoa(n)); err != nil {
+		e.Stop()
+		return nil, fmt.Errorf("could not start %d ZooKeeper servers (run make deps): %w", n, err)
+	}
+	return e, nil
 }
 
-// Stop stops the server and deletes its folder.
-func (s *Standalone) Stop() {
-	cmd := exec.Command("bash", s.script, "clean")
-	cmd.Env = s.env
-	_ = cmd.Run()
-	_ = os.RemoveAll(s.dir)
+// StartStandalone starts one standalone server (see Start).
+func StartStandalone(ctx context.Context, extraEnv ...string) (*Ensemble, error) {
+	return Start(ctx, 1, extraEnv...)
+}
+
+// Kill kills server id (1-based) with SIGKILL: a crash.
+func (e *Ensemble) Kill(ctx context.Context, id int) error {
+	return e.run(ctx, "kill", strconv.Itoa(id))
+}
+
+// StartServer starts server id again and waits until it answers.
+func (e *Ensemble) StartServer(ctx context.Context, id int) error {
+	return e.run(ctx, "start-server", strconv.Itoa(id))
+}
+
+// run runs one ensemble.sh command.
+func (e *Ensemble) run(ctx context.Context, args ...string) error {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{e.script}, args...)...)
+	cmd.Env = e.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("ensemble.sh %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// Stop stops the servers and deletes their folder.
+func (e *Ensemble) Stop() {
+	_ = e.run(context.Background(), "clean")
+	_ = os.RemoveAll(e.dir)
 }

@@ -1,4 +1,4 @@
-package zktest
+package faultproxy
 
 import (
 	"encoding/binary"

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/chaos"
+)
+
+func chaosCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "chaos",
+		Usage: "a seeded soak: speakers on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check of out.txt",
+		Flags: []cli.Flag{
+			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
+			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
+			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "speaker processes, 2 to 9"},
+			electionFlag(),
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one or at-least-one"},
+			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},
+			&cli.StringFlag{Name: "faults", Usage: "only these fault kinds, comma-separated (default: all of " + strings.Join(chaosKindNames(), ", ") + ")"},
+			&cli.IntFlag{Name: "servers", Value: 3, Usage: "ZooKeeper servers to start: 1 (standalone) or 3 (an ensemble)"},
+			&cli.StringFlag{Name: "dir", Usage: "new or empty `folder` for out.txt, logs, faults.log, summary.txt and timeline.svg (default: out/chaos/<seed>)"},
+		},
+		Action:       runChaos,
+		OnUsageError: onUsageError,
+	}
+}
+
+func parseChaos(c *cli.Context) (chaos.Config, error) {
+	cfg := chaos.Config{Seed: c.Int64("seed"), Speakers: c.Int("speakers"), Election: c.String("election"),
+		Policy: c.String("policy"), Fence: c.Bool("fence"), Servers: c.Int("servers"), Dir: c.String("dir")}
+	var err error
+	if cfg.Duration, err = positiveDuration(c, "duration"); err != nil {
+		return cfg, err
+	}
+	if !c.IsSet("seed") {
+		cfg.Seed = time.Now().UnixNano() % 1_000_000
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join("out", "chaos", fmt.Sprint(cfg.Seed))
+	}
+	if !c.IsSet("fence") && cfg.Policy == "at-least-one" {
+		cfg.Fence = false // fencing is at-most-one's; at-least-one runs without it
+	}
+	if c.IsSet("faults") {
+		for _, name := range strings.Split(c.String("faults"), ",") {
+			k, err := chaos.ParseKind(strings.TrimSpace(name))
+			if err != nil {
+				return cfg, badFlag("faults", "unknown kind %q (want some of %s)", name, strings.Join(chaosKindNames(), ","))
+			}
+			cfg.Kinds = append(cfg.Kinds, k)
+		}
+	}
+	if cfg.Speaker, err = os.Executable(); err != nil {
+		return cfg, err
+	}
+	if err := chaos.Validate(cfg); err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	return cfg, nil
+}
+
+func chaosKindNames() []string {
+	var out []string
+	for _, k := range chaos.Kinds() {
+		out = append(out, k.String())
+	}
+	return out
+}
+
+func runChaos(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+	}
+	cfg, err := parseChaos(c)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg.Progress = os.Stderr
+	fmt.Fprintf(os.Stderr, "chaos: seed %d, %v, %d speakers, %s, %s, fence %v, %d server(s); files in %s\n",
+		cfg.Seed, cfg.Duration, cfg.Speakers, cfg.Election, cfg.Policy, cfg.Fence, cfg.Servers, cfg.Dir)
+	rep, err := chaos.Run(ctx, cfg)
+	if errors.Is(err, chaos.ErrConfig) {
+		return usageError{err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	rep.Write(os.Stdout)
+	fmt.Printf("files: %s (summary.txt, faults.log, timeline.svg, out.txt, logs/)\n", cfg.Dir)
+	if !rep.Pass() {
+		return cli.Exit("", 1)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Config is one soak.
+type Config struct {
+	// Seed makes the faults, their targets, durations and moments
+	// reproducible: the same seed draws the same plan.
+	Seed int64
+	// Duration is how long faults are injected.
+	Duration time.Duration
+	// Speakers is how many speaker processes stand.
+	Speakers int
+	// Election, Policy and Fence are the speakers' --election, --policy
+	// and --fence.
+	Election, Policy string
+	Fence            bool
+	// Kinds limits the faults to these kinds; empty means every kind.
+	Kinds []Kind
+	// Servers is 1 (standalone) or 3 (an ensemble, which can lose a
+	// server, its leader, or its quorum).
+	Servers int
+	// Speaker is the speaker binary to run.
+	Speaker string
+	// Dir receives out.txt, each speaker's log, faults.log, summary.txt
+	// and timeline.svg. It must be empty or missing.
+	Dir string
+	// Interval and Session are the speakers' --interval and
+	// --session-timeout; Tick is the servers' tick.
+	Interval, Session, Tick time.Duration
+	// Progress receives a line per fault as it happens; nil for none.
+	Progress io.Writer
+}
+
+// Defaults for the timing: short, so that a 30-second soak sees its
+// sessions expire many times over.
+const (
+	DefaultInterval = 200 * time.Millisecond
+	DefaultSession  = 2 * time.Second
+	DefaultTick     = 200 * time.Millisecond
+)
+
+// ErrConfig marks a Config that cannot run.
+var ErrConfig = errors.New("chaos: bad configuration")
+
+// Validate refuses a Config that cannot run, naming the field as the
+// command's flag, in one line. It creates nothing.
+func Validate(c Config) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if entries, err := os.ReadDir(c.Dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("%w: --dir %s is not empty: one soak's files are never mixed with another's", ErrConfig, c.Dir)
+	}
+	return nil
+}
+
+// check is Validate, and fills in the default timings.
+func (c *Config) check() error {
+	switch {
+	case c.Duration <= 0:
+		return fmt.Errorf("%w: --duration must be above 0", ErrConfig)
+	case c.Speakers < 2 || c.Speakers > 9:
+		return fmt.Errorf("%w: --speakers must be 2 to 9", ErrConfig)
+	case c.Election != "sequential" && c.Election != "single-file":
+		return fmt.Errorf("%w: --election must be sequential or single-file", ErrConfig)
+	case c.Policy != "at-most-one" && c.Policy != "at-least-one":
+		return fmt.Errorf("%w: --policy must be at-most-one or at-least-one", ErrConfig)
+	case c.Fence && c.Policy != "at-most-one":
+		return fmt.Errorf("%w: --fence works with --policy at-most-one only", ErrConfig)
+	case c.Servers != 1 && c.Servers != 3:
+		return fmt.Errorf("%w: --servers must be 1 or 3", ErrConfig)
+	case c.Interval < 0 || c.Session < 0 || c.Tick < 0:
+		return fmt.Errorf("%w: the timings must not be negative", ErrConfig)
+	case c.Speaker == "" || c.Dir == "":
+		return fmt.Errorf("%w: the speaker binary and the output folder are needed", ErrConfig)
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Session <= 0 {
+		c.Session = DefaultSession
+	}
+	if c.Tick <= 0 {
+		c.Tick = DefaultTick
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return nil
+}
+
+// electionPath is where the speakers' znodes are, as `speaker` defaults it.
+func (c *Config) electionPath() string {
+	if c.Election == "single-file" {
+		return "/speaker"
+	}
+	return "/election"
+}
+
+// String describes the soak in one line, as the summary and the picture
+// title it.
+func (c Config) String() string {
+	fence := "no fence"
+	if c.Fence {
+		fence = "fence"
+	}
+	servers := "3 servers"
+	if c.Servers == 1 {
+		servers = "1 server"
+	}
+	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
+}

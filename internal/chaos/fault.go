@@ -1,0 +1,107 @@
+// Package chaos is a seeded fault soak of the speaker: real speaker
+// processes on a real ensemble, each behind fault proxies of its own, hit by
+// random faults, one or two at a time, and a checker that reads what they
+// wrote and tells, exactly, whether the election held (issue 15).
+package chaos
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind is a kind of fault.
+type Kind uint8
+
+// The faults a soak injects. Each is something real: a signal to a real
+// process, a real TCP reset or black hole, a real ZooKeeper server killed,
+// an operator's delete through a real session.
+const (
+	// Kill is SIGKILL of a speaker, restarted after a while.
+	Kill Kind = iota
+	// Term is SIGTERM of a speaker (a graceful exit), restarted after a while.
+	Term
+	// StopShort is SIGSTOP of a speaker for less than the session timeout.
+	StopShort
+	// StopLong is SIGSTOP of a speaker for longer than the session timeout.
+	StopLong
+	// Reset resets a speaker's connections (TCP RST); it reconnects at once.
+	Reset
+	// HoleShort black-holes a speaker's network for less than the session.
+	HoleShort
+	// HoleLong black-holes a speaker's network for longer than the session.
+	HoleLong
+	// LostCreate restarts a speaker with a trap that swallows the reply to
+	// its first create: it must find the znode it made, not make another.
+	LostCreate
+	// ServerKill kills one ZooKeeper server (SIGKILL), the ZooKeeper
+	// leader now and then, and restarts it.
+	ServerKill
+	// QuorumLoss kills two servers of three for a moment.
+	QuorumLoss
+	// DeleteLeader is an operator deleting the leader's znode by hand.
+	DeleteLeader
+	// DeletePath is an operator deleting the whole election path.
+	DeletePath
+	// Storm resets a speaker's connections again and again, a few
+	// milliseconds apart: reconnects that overtake each other.
+	Storm
+	numKinds
+)
+
+var kindNames = [numKinds]string{"kill", "term", "stop-short", "stop-long", "reset", "hole-short", "hole-long",
+	"lost-create", "server-kill", "quorum-loss", "delete-leader", "delete-path", "storm"}
+
+// String names the kind as the fault log and the summary print it.
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Kinds lists every kind, in the summary's order.
+func Kinds() []Kind {
+	out := make([]Kind, numKinds)
+	for i := range out {
+		out[i] = Kind(i)
+	}
+	return out
+}
+
+// ParseKind reads a kind's name.
+func ParseKind(s string) (Kind, error) {
+	for i, n := range kindNames {
+		if n == s {
+			return Kind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("chaos: unknown fault kind %q", s)
+}
+
+// Fault is one fault as it happened.
+type Fault struct {
+	Kind Kind
+	// Target is whom it hit: a speaker ("s2"), a ZooKeeper server ("zk3"),
+	// or an election path.
+	Target string
+	// Start is when it began. End is when it was over: the process
+	// continued or was running again, the network healed, the server
+	// served again. For an instant fault (a delete, a reset) End is Start.
+	Start, End time.Time
+	// Leader says whether the target was the speaker that led when the
+	// fault began (as the out file's last line showed it).
+	Leader bool
+	// Note says more, in words: "restarted as pid 4711", "for 1.2s".
+	Note string
+}
+
+// Exit is how a speaker process ended after a SIGTERM: a graceful exit
+// must be status 0 within ExitLimit.
+type Exit struct {
+	Name   string
+	Status int // the exit status; -1 when it did not exit in time and was killed
+	Took   time.Duration
+}
+
+// ExitLimit is how long a speaker may take to exit after SIGTERM.
+const ExitLimit = 5 * time.Second

@@ -1,0 +1,152 @@
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"zkspeaker/internal/faultproxy"
+)
+
+// speakerProc is one speaker slot: a name, the fault proxies in front of
+// every server that only it uses, so that its network can be faulted
+// alone, and the process that runs under that name now. A killed speaker
+// is started again under the same name; its counter starts again at 1,
+// which the timeline reads as a new life.
+type speakerProc struct {
+	name    string
+	cfg     *Config
+	proxies []*faultproxy.Proxy
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has been waited for
+	status int
+}
+
+func newSpeakerProc(cfg *Config, name string, servers []string) (*speakerProc, error) {
+	s := &speakerProc{name: name, cfg: cfg}
+	for _, addr := range servers {
+		p, err := faultproxy.Listen(addr)
+		if err != nil {
+			s.closeProxies()
+			return nil, err
+		}
+		s.proxies = append(s.proxies, p)
+	}
+	return s, nil
+}
+
+// start runs the speaker, its log appended to logs/<name>.log.
+func (s *speakerProc) start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return fmt.Errorf("chaos: %s is running already", s.name)
+	}
+	var addrs []string
+	for _, p := range s.proxies {
+		addrs = append(addrs, p.Addr())
+	}
+	log, err := os.OpenFile(filepath.Join(s.cfg.Dir, "logs", s.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(s.cfg.Speaker, "--servers", strings.Join(addrs, ","), "--name", s.name,
+		"--out", filepath.Join(s.cfg.Dir, "out.txt"), "--interval", s.cfg.Interval.String(),
+		"--session-timeout", s.cfg.Session.String(), "--election", s.cfg.Election, "--policy", s.cfg.Policy,
+		fmt.Sprintf("--fence=%v", s.cfg.Fence), "--log-level", "info")
+	cmd.Stdout, cmd.Stderr = log, log
+	// Its own process group, and killed with us: no speaker outlives a soak.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("chaos: start %s: %w", s.name, err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		log.Close()
+		status := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			status = ee.ExitCode() // -1 when a signal ended it
+		}
+		s.mu.Lock()
+		s.status = status
+		s.mu.Unlock()
+		close(exited)
+	}()
+	s.cmd, s.exited = cmd, exited
+	return nil
+}
+
+// signal sends sig to the running process, if any.
+func (s *speakerProc) signal(sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		_ = s.cmd.Process.Signal(sig)
+	}
+}
+
+// stop sends sig and waits until the process is gone, at most limit; then
+// it is killed. It returns how the process ended, as an Exit.
+func (s *speakerProc) stop(sig syscall.Signal, limit time.Duration) Exit {
+	s.mu.Lock()
+	cmd, exited := s.cmd, s.exited
+	s.mu.Unlock()
+	if cmd == nil {
+		return Exit{Name: s.name}
+	}
+	start := time.Now()
+	_ = cmd.Process.Signal(sig)
+	if sig == syscall.SIGTERM {
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped process must run to exit
+	}
+	out := Exit{Name: s.name}
+	select {
+	case <-exited:
+		s.mu.Lock()
+		out.Status = s.status
+		s.mu.Unlock()
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-exited
+		out.Status = -1
+	}
+	out.Took = time.Since(start)
+	s.mu.Lock()
+	s.cmd, s.exited = nil, nil
+	s.mu.Unlock()
+	return out
+}
+
+// pid is the running process's id, 0 when none runs.
+func (s *speakerProc) pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
+// network applies f to every proxy of the speaker.
+func (s *speakerProc) network(f func(*faultproxy.Proxy)) {
+	for _, p := range s.proxies {
+		f(p)
+	}
+}
+
+func (s *speakerProc) closeProxies() {
+	for _, p := range s.proxies {
+		p.Close()
+	}
+}

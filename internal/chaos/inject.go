@@ -1,0 +1,172 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+
+	"zkspeaker/internal/faultproxy"
+	"zkspeaker/internal/fourletter"
+)
+
+// planned is a fault drawn by the schedule, before it happens.
+type planned struct {
+	kind    Kind
+	speaker *speakerProc // the target of a speaker's fault
+	servers []int        // the 1-based ZooKeeper servers of a server fault
+	hold    time.Duration
+	leader  bool
+}
+
+// inject makes the fault happen and returns it as it happened. It blocks
+// for as long as the fault lasts.
+func (s *soak) inject(ctx context.Context, p planned) Fault {
+	f := Fault{Kind: p.kind, Leader: p.leader, Start: time.Now()}
+	if p.speaker != nil {
+		f.Target = p.speaker.name
+	}
+	sp := p.speaker
+	switch p.kind {
+	case Kill, Term:
+		sig := syscall.SIGKILL
+		if p.kind == Term {
+			sig = syscall.SIGTERM
+		}
+		exit := sp.stop(sig, ExitLimit)
+		if p.kind == Term {
+			s.noteExit(exit)
+		}
+		sleep(ctx, p.hold)
+		f.Note = s.restart(sp, p.hold)
+		f.End = f.Start // the fault is the signal: the restart is a new candidate
+		return f
+	case StopShort, StopLong:
+		sp.signal(syscall.SIGSTOP)
+		sleep(ctx, p.hold)
+		sp.signal(syscall.SIGCONT)
+	case Reset:
+		sp.network((*faultproxy.Proxy).Reset)
+		sleep(ctx, p.hold)
+		sp.network((*faultproxy.Proxy).Restore)
+	case Storm:
+		for range 5 {
+			sp.network((*faultproxy.Proxy).Reset)
+			sleep(ctx, 15*time.Millisecond)
+			sp.network((*faultproxy.Proxy).Restore)
+			sleep(ctx, p.hold/5)
+		}
+	case HoleShort, HoleLong:
+		sp.network((*faultproxy.Proxy).Cut)
+		sleep(ctx, p.hold)
+		sp.network((*faultproxy.Proxy).Heal)
+	case LostCreate:
+		// The next create under the election path is applied by the
+		// server, and its reply never arrives: the connection is reset.
+		// A restart makes the speaker create its znode anew.
+		prefix := s.cfg.electionPath()
+		if s.cfg.Election == "sequential" {
+			prefix += "/"
+		}
+		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate(prefix) })
+		s.noteExit(sp.stop(syscall.SIGTERM, ExitLimit))
+		f.Note = s.restart(sp, 0)
+		sleep(ctx, p.hold)
+		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate("") }) // disarm the proxies it did not use
+		f.End = f.Start
+		return f
+	case ServerKill, QuorumLoss:
+		f.Target = serverNames(p.servers)
+		for _, id := range p.servers {
+			if err := s.ens.Kill(ctx, id); err != nil {
+				f.Note = err.Error()
+			}
+		}
+		sleep(ctx, p.hold)
+		for _, id := range p.servers {
+			if err := s.ens.StartServer(ctx, id); err != nil {
+				f.Note = err.Error()
+			}
+		}
+		s.awaitQuorum(ctx)
+	case DeleteLeader, DeletePath:
+		var err error
+		if p.kind == DeleteLeader || s.cfg.Election == "single-file" {
+			f.Target, err = s.op.deleteLeader(ctx, s.cfg.Election == "sequential")
+		} else {
+			f.Target, err = s.cfg.electionPath(), s.op.deletePath(ctx)
+		}
+		if err != nil {
+			f.Note = err.Error()
+		}
+		if f.Target == "" {
+			f.Target = "-"
+		}
+		f.End = f.Start
+		return f
+	}
+	f.End = time.Now()
+	f.Note = fmt.Sprintf("for %v", f.End.Sub(f.Start).Round(time.Millisecond))
+	return f
+}
+
+// restart starts a stopped speaker again and says so for the fault log.
+func (s *soak) restart(sp *speakerProc, after time.Duration) string {
+	if err := sp.start(); err != nil {
+		return "could not restart: " + err.Error()
+	}
+	return fmt.Sprintf("restarted after %v as pid %d", after.Round(time.Millisecond), sp.pid())
+}
+
+// awaitQuorum waits until a majority of the servers serve again.
+func (s *soak) awaitQuorum(ctx context.Context) {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		serving := 0
+		for _, addr := range s.ens.Addrs {
+			c, cancel := context.WithTimeout(ctx, time.Second)
+			if fourletter.Srvr(c, addr).Mode != "down" {
+				serving++
+			}
+			cancel()
+		}
+		if serving > len(s.ens.Addrs)/2 {
+			return
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+}
+
+// zkLeader returns the 1-based id of the ZooKeeper leader, 0 if none.
+func (s *soak) zkLeader(ctx context.Context) int {
+	for i, addr := range s.ens.Addrs {
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		mode := fourletter.Srvr(c, addr).Mode
+		cancel()
+		if mode == "leader" {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func serverNames(ids []int) string {
+	out := ""
+	for i, id := range ids {
+		if i > 0 {
+			out += "+"
+		}
+		out += fmt.Sprintf("zk%d", id)
+	}
+	return out
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,74 @@
+package chaos
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"time"
+
+	"zkspeaker/speaker"
+)
+
+// Finding is one bad line of the out file, told as the summary prints it.
+type Finding struct {
+	// Line is the line number in the out file, from 1.
+	Line int
+	// Time is the line's time, zero when it cannot be read (a torn line).
+	Time time.Time
+	// Detail says what is wrong, in words.
+	Detail string
+}
+
+// numbered is a well-formed line with its line number in the out file.
+type numbered struct {
+	speaker.Line
+	n int
+}
+
+// readLines parses the out file as speaker.ReadTimeline does, with the
+// same limits, so its line numbers are the timeline's; torn lines are
+// skipped, as the timeline reports them.
+func readLines(out []byte) ([]numbered, error) {
+	var lines []numbered
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if l, err := speaker.ParseLine(sc.Text()); err == nil {
+			lines = append(lines, numbered{Line: l, n: n})
+		}
+	}
+	return lines, sc.Err()
+}
+
+// anomalies turns the timeline's anomalies of one kind into findings.
+func anomalies(tl *speaker.Timeline, kind speaker.AnomalyKind) []Finding {
+	var out []Finding
+	for _, a := range tl.Anomalies {
+		if a.Kind == kind {
+			out = append(out, Finding{Line: a.Line, Time: a.Time, Detail: a.Detail})
+		}
+	}
+	return out
+}
+
+// epochDrops finds, in file order, every line whose epoch is lower than
+// the highest written before it. Epochs are the czxids of the leaders'
+// znodes, so they only grow from one leadership to the next; with --fence
+// a speaker refuses to append below the file's epoch, and a drop means a
+// stale leader's write got through. Lines without an epoch (0) carry no
+// claim and are skipped.
+func epochDrops(lines []numbered) []Finding {
+	var out []Finding
+	var high numbered // the line with the highest epoch so far
+	for _, l := range lines {
+		switch {
+		case l.Epoch <= 0:
+		case l.Epoch < high.Epoch:
+			out = append(out, Finding{Line: l.n, Time: l.Time, Detail: fmt.Sprintf(
+				"%s wrote epoch=%d after %s wrote epoch=%d at line %d", l.Name, l.Epoch, high.Name, high.Epoch, high.n)})
+		case l.Epoch > high.Epoch:
+			high = l
+		}
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// clock is how the summary prints a moment: in UTC, as the out file's
+// lines are written, so a time can be looked up there.
+const clock = "15:04:05.000"
+
+// Write prints the report as plain text for a student: what the faults
+// cost, then each class of problem with every instance on a line of its
+// own, and last a line that reads PASS or FAIL with what failed.
+func (r Report) Write(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "fault\tn\thandovers\tmin\tmedian\tmax\tno line after")
+	for _, k := range r.Kinds {
+		h := k.Handover
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\n", k.Kind, k.N, h.N, ms(h.N, h.Min), ms(h.N, h.Median), ms(h.N, h.Max), h.NoLine)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "(n: faults injected; handovers: those that hit the leader and were followed by a line,")
+	fmt.Fprintln(w, " with min/median/max of the time from the fault to the next line by anyone;")
+	fmt.Fprintln(w, " no line after: those that hit the leader with no line after them before the end)")
+	fmt.Fprintln(w)
+
+	fmt.Fprintf(w, "lines %d, writers %d (%s), terms %d\n", r.Lines, len(r.Writers), strings.Join(r.Writers, ", "), r.Terms)
+	writeFindings(w, "torn lines", r.TornLines)
+	writeFindings(w, "counter jumps", r.CounterJumps)
+	if r.Fence {
+		writeFindings(w, "epoch drops", r.EpochDrops)
+	} else {
+		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
+	}
+	r.writeOverlaps(w)
+	fmt.Fprintf(w, "stalls: %s\n", count(len(r.Stalls)))
+	if len(r.Stalls) > 0 {
+		fmt.Fprintln(w, "  (the bound: session + tick + interval + slack after the silence began or the last fault healed)")
+	}
+	for _, s := range r.Stalls {
+		fmt.Fprintf(w, "  silence %s to %s, %s past the bound; faults around it: %s\n",
+			at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(s.Faults))
+	}
+	fmt.Fprintf(w, "leaks: %s\n", count(len(r.Leaks)))
+	for _, l := range r.Leaks {
+		fmt.Fprintf(w, "  %s is still in ZooKeeper after every speaker exited\n", l)
+	}
+	fmt.Fprintf(w, "bad exits: %s\n", count(len(r.BadExits)))
+	for _, e := range r.BadExits {
+		if e.Status == -1 {
+			fmt.Fprintf(w, "  %s did not exit within %s and was killed\n", e.Name, e.Took.Round(time.Millisecond))
+			continue
+		}
+		fmt.Fprintf(w, "  %s exited with status %d after %s (want 0 within %s)\n", e.Name, e.Status, e.Took.Round(time.Millisecond), ExitLimit)
+	}
+
+	if f := r.Failures(); len(f) > 0 {
+		fmt.Fprintf(w, "FAIL: %s\n", strings.Join(f, ", "))
+		return
+	}
+	fmt.Fprintln(w, "PASS")
+}
+
+// writeOverlaps lists the overlaps, the explained ones with the window
+// and faults that explain them.
+func (r Report) writeOverlaps(w io.Writer) {
+	bad := r.unexplained()
+	fmt.Fprintf(w, "overlaps: %d explained, %d unexplained\n", len(r.Overlaps)-bad, bad)
+	for _, o := range r.Overlaps {
+		span := fmt.Sprintf("%s and %s both wrote from %s to %s", o.A, o.B, at(o.From), at(o.To))
+		if o.Explained() {
+			fmt.Fprintf(w, "  explained: %s: %s, by %s\n", span, o.Window, faultList(o.Faults))
+		} else {
+			fmt.Fprintf(w, "  UNEXPLAINED: %s\n", span)
+		}
+	}
+}
+
+// writeFindings prints a heading with the count and one line per finding.
+func writeFindings(w io.Writer, what string, found []Finding) {
+	fmt.Fprintf(w, "%s: %s\n", what, count(len(found)))
+	for _, f := range found {
+		if f.Time.IsZero() {
+			fmt.Fprintf(w, "  line %d: %s\n", f.Line, f.Detail)
+			continue
+		}
+		fmt.Fprintf(w, "  line %d at %s: %s\n", f.Line, at(f.Time), f.Detail)
+	}
+}
+
+// faultList names faults briefly: kind, target, when (one moment for an
+// instant fault), and whether it hit the leader.
+func faultList(faults []Fault) string {
+	if len(faults) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(faults))
+	for i, f := range faults {
+		parts[i] = fmt.Sprintf("%s %s %s-%s", f.Kind, f.Target, at(f.Start), at(f.End))
+		if f.End.Equal(f.Start) { // an instant fault: a reset, a delete
+			parts[i] = fmt.Sprintf("%s %s %s", f.Kind, f.Target, at(f.Start))
+		}
+		if f.Leader {
+			parts[i] += " (leader)"
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func at(t time.Time) string { return t.UTC().Format(clock) }
+
+// ms prints a duration rounded to milliseconds, "-" when nothing was
+// measured.
+func ms(n int, d time.Duration) string {
+	if n == 0 {
+		return "-"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// count prints a number of problems, "none" for zero so a clean report
+// reads as one.
+func count(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return fmt.Sprint(n)
+}

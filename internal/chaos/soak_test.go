@@ -1,0 +1,83 @@
+package chaos
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// buildSpeaker builds the speaker command with the given build tags.
+func buildSpeaker(t *testing.T, tags string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "speaker")
+	args := []string{"build", "-o", bin}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	if out, err := exec.Command("go", append(args, "zkspeaker/cmd/speaker")...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runSoak runs cfg and returns its report and summary; the ensemble needs
+// ZooKeeper installed (make deps).
+func runSoak(t *testing.T, cfg Config) (Report, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the soak runs real ZooKeeper servers and speakers")
+	}
+	cfg.Dir = filepath.Join(t.TempDir(), "soak")
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Duration+3*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("the soak could not run (ZooKeeper missing? run make deps): %v", err)
+	}
+	var b strings.Builder
+	rep.Write(&b)
+	return rep, b.String()
+}
+
+// A seeded 30-second soak of every kind of fault, as `make chaos` runs
+// one, and the exact check of what the speakers wrote: it must pass, with
+// at least 20 faults injected.
+func TestSoak(t *testing.T) {
+	cfg := Config{Seed: 15, Duration: 30 * time.Second, Speakers: 5, Election: "sequential", Policy: "at-most-one",
+		Fence: true, Servers: 3, Speaker: buildSpeaker(t, "")}
+	rep, summary := runSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	faults := 0
+	for _, k := range rep.Kinds {
+		faults += k.N
+	}
+	if faults < 20 {
+		t.Errorf("%d faults in 30s, want at least 20", faults)
+	}
+	if !rep.Pass() {
+		t.Errorf("the soak failed: %v", rep.Failures())
+	}
+}
+
+// A checker that cannot fail proves nothing. A speaker built with the tag
+// chaosbroken keeps speaking while paused, as no policy allows, and its
+// confirm says yes without asking. Long black holes on the leader must then
+// show two speakers at once, and nothing explains it.
+func TestSoakCatchesABrokenSpeaker(t *testing.T) {
+	cfg := Config{Seed: 3, Duration: 20 * time.Second, Speakers: 3, Election: "sequential", Policy: "at-most-one",
+		Fence: false, Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}
+	rep, summary := runSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	unexplained := 0
+	for _, o := range rep.Overlaps {
+		if !o.Explained() {
+			unexplained++
+		}
+	}
+	if rep.Pass() || unexplained == 0 {
+		t.Fatalf("the broken speaker passed the soak (%d unexplained overlaps): the checker cannot catch a double leader", unexplained)
+	}
+}

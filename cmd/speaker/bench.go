@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -14,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/bench"
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/nodemonitor"
 )
 
@@ -107,7 +107,7 @@ func parseBench(c *cli.Context) (benchPlan, error) {
 
 func runBench(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+		return cmdline.Usage("unexpected argument %q", c.Args().First())
 	}
 	plan, err := parseBench(c)
 	if err != nil {

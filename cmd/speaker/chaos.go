@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/chaos"
+	"zkspeaker/internal/cmdline"
 )
 
 func chaosCommand() *cli.Command {
@@ -65,7 +66,7 @@ func parseChaos(c *cli.Context) (chaos.Config, error) {
 		return cfg, err
 	}
 	if err := chaos.Validate(cfg); err != nil {
-		return cfg, usageError{err.Error()}
+		return cfg, cmdline.Usage("%s", err)
 	}
 	return cfg, nil
 }
@@ -80,7 +81,7 @@ func chaosKindNames() []string {
 
 func runChaos(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+		return cmdline.Usage("unexpected argument %q", c.Args().First())
 	}
 	cfg, err := parseChaos(c)
 	if err != nil {
@@ -93,7 +94,7 @@ func runChaos(c *cli.Context) error {
 		cfg.Seed, cfg.Duration, cfg.Speakers, cfg.Election, cfg.Policy, cfg.Fence, cfg.Servers, cfg.Dir)
 	rep, err := chaos.Run(ctx, cfg)
 	if errors.Is(err, chaos.ErrConfig) {
-		return usageError{err.Error()}
+		return cmdline.Usage("%s", err)
 	}
 	if err != nil {
 		return err

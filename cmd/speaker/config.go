@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+	"zkspeaker/internal/cmdline"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,26 +32,8 @@ type config struct {
 	logLevel       slog.Level
 }
 
-// usageError is bad input: the command prints it on one line and exits 2.
-type usageError struct{ msg string }
-
-// Error returns the one line to print.
-func (e usageError) Error() string { return e.msg }
-
-// flagEnv names the environment variable a flag may come from, so that an
-// error can point at it: an exported ZK_SERVERS is easy to forget.
-var flagEnv = map[string]string{"servers": "ZK_SERVERS", "auth": "ZK_AUTH"}
-
-// badFlag is bad input in one flag, named as the user may have typed it.
-func badFlag(flag, format string, args ...any) error {
-	name := "--" + flag
-	if env, ok := flagEnv[flag]; ok {
-		if _, set := os.LookupEnv(env); set {
-			name += " (or $" + env + ")"
-		}
-	}
-	return usageError{name + ": " + fmt.Sprintf(format, args...)}
-}
+// badFlag is bad input in one flag (cmdline.BadFlag).
+func badFlag(flag, format string, args ...any) error { return cmdline.BadFlag(flag, format, args...) }
 
 // parseConfig checks every flag before anything is created in ZooKeeper or
 // written to disk. The out file is checked last, because checking it may
@@ -142,41 +122,13 @@ func parseElection(c *cli.Context) (kind electionKind, path string, err error) {
 	return kind, path, nil
 }
 
-// parseServers checks a connection string: host:port entries, commas between.
-func parseServers(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, badFlag("servers", "must not be empty (e.g. 127.0.0.1:2181)")
-	}
-	var out []string
-	for _, entry := range strings.Split(s, ",") {
-		host, port, err := net.SplitHostPort(strings.TrimSpace(entry))
-		if err != nil || host == "" {
-			return nil, badFlag("servers", "%q is not host:port", entry)
-		}
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 {
-			return nil, badFlag("servers", "%q: port must be a number from 1 to 65535", entry)
-		}
-		out = append(out, net.JoinHostPort(host, port))
-	}
-	return out, nil
-}
+func parseServers(s string) ([]string, error) { return cmdline.ParseServers(s) }
 
 func positiveDuration(c *cli.Context, flag string) (time.Duration, error) {
-	d, err := duration(c, flag)
-	if err == nil && d <= 0 {
-		err = badFlag(flag, "must be positive, got %s", c.String(flag))
-	}
-	return d, err
+	return cmdline.PositiveDuration(c, flag)
 }
 
-func duration(c *cli.Context, flag string) (time.Duration, error) {
-	d, err := time.ParseDuration(c.String(flag))
-	if err != nil {
-		return 0, badFlag(flag, "%q is not a duration (e.g. 500ms, 2s)", c.String(flag))
-	}
-	return d, nil
-}
+func duration(c *cli.Context, flag string) (time.Duration, error) { return cmdline.Duration(c, flag) }
 
 func parseRetry(c *cli.Context) (recoverable.RetryCounterFactory, error) {
 	f := recoverable.DefaultRetryCounterFactory()

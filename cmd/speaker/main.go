@@ -5,11 +5,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
+	"zkspeaker/internal/cmdline"
 
 	"github.com/urfave/cli/v2"
 
@@ -17,19 +15,7 @@ import (
 	"zkspeaker/recoverable"
 )
 
-func main() {
-	err := newApp().Run(os.Args)
-	var usage usageError
-	switch {
-	case err == nil:
-	case errors.As(err, &usage):
-		fmt.Fprintln(os.Stderr, "speaker: "+usage.msg)
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "speaker: "+err.Error())
-		os.Exit(1)
-	}
-}
+func main() { cmdline.Main(newApp()) }
 
 func newApp() *cli.App {
 	usage.Install()
@@ -39,7 +25,7 @@ func newApp() *cli.App {
 		Usage:   "speak in out/out.txt while elected leader through ZooKeeper",
 		Version: usage.Version(),
 		UsageText: "speaker [options]            run one candidate of the election\n" +
-			"speaker COMMAND [options]    status, timeline, bench or help (see COMMANDS)",
+			"speaker COMMAND [options]    status, timeline, bench, chaos or help (see COMMANDS)",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
 		Flags: []cli.Flag{
 			serversFlag(), electionFlag(), pathFlag(),
@@ -79,7 +65,7 @@ func helpCommand() *cli.Command {
 				return cli.ShowAppHelp(c)
 			}
 			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
-				return usageError{fmt.Sprintf("help: no command %q (want status, timeline, bench or help)", strings.Join(c.Args().Slice(), " "))}
+				return cmdline.Usage("help: no command %q (want status, timeline, bench, chaos or help)", strings.Join(c.Args().Slice(), " "))
 			}
 			return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First()) // looked up among speaker's commands
 		},
@@ -87,9 +73,7 @@ func helpCommand() *cli.Command {
 }
 
 // The flags that say where the election is, shared by every subcommand.
-func serversFlag() cli.Flag {
-	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers to connect to, `host:port[,host:port...]`"}
-}
+func serversFlag() cli.Flag { return cmdline.ServersFlag() }
 
 func electionFlag() cli.Flag {
 	return &cli.StringFlag{Name: "election", Value: "sequential", Usage: "election recipe: sequential or single-file"}
@@ -99,27 +83,8 @@ func pathFlag() cli.Flag {
 	return &cli.StringFlag{Name: "path", Usage: "election znode (default /election for sequential, /speaker for single-file)"}
 }
 
-// onUsageError turns urfave's complaints (an unknown flag, a flag without
-// its value) into one line and exit status 2.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	return usageError{usage.FlagError(err, c.Command.HelpName)}
+func onUsageError(c *cli.Context, err error, isSub bool) error {
+	return cmdline.OnUsageError(c, err, isSub)
 }
 
-// takenValues catches a flag whose value is missing, so that the next flag
-// became its value: `--interval --out x` sets --interval to "--out".
-func takenValues(c *cli.Context) error {
-	var known []string
-	for _, f := range c.Command.Flags {
-		known = append(known, f.Names()...)
-	}
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if _, ok := f.(*cli.StringFlag); !ok || !c.IsSet(name) {
-			continue
-		}
-		if next := usage.TakenFlag(c.String(name), known); next != "" {
-			return badFlag(name, "needs a value: it took the flag %s as its value", next)
-		}
-	}
-	return nil
-}
+func takenValues(c *cli.Context) error { return cmdline.TakenValues(c) }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
@@ -24,7 +24,7 @@ import (
 // SIGTERM or SIGHUP.
 func runSpeaker(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+		return cmdline.Usage("unexpected argument %q", c.Args().First())
 	}
 	cfg, err := parseConfig(c)
 	if err != nil {

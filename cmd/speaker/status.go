@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/electionstatus"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
@@ -35,7 +36,7 @@ func statusCommand() *cli.Command {
 
 func runStatus(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", c.Args().First())}
+		return cmdline.Usage("unexpected argument %q", c.Args().First())
 	}
 	servers, err := parseServers(c.String("servers"))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/timelinereport"
 	"zkspeaker/speaker"
 )
@@ -29,10 +30,10 @@ func timelineCommand() *cli.Command {
 
 func runTimeline(c *cli.Context) error {
 	if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
-		return usageError{fmt.Sprintf("%s: flags go before FILE: speaker timeline %s %s", c.Args().Get(1), strings.Join(c.Args().Tail(), " "), c.Args().First())}
+		return cmdline.Usage("%s: flags go before FILE: speaker timeline %s %s", c.Args().Get(1), strings.Join(c.Args().Tail(), " "), c.Args().First())
 	}
 	if c.NArg() > 1 {
-		return usageError{fmt.Sprintf("unexpected argument %q (timeline reads one file)", c.Args().Get(1))}
+		return cmdline.Usage("unexpected argument %q (timeline reads one file)", c.Args().Get(1))
 	}
 	if w := c.Int("width"); w < 10 || w > 1000 {
 		return badFlag("width", "must be from 10 to 1000, got %d", w)
@@ -57,11 +58,11 @@ func runTimeline(c *cli.Context) error {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return usageError{fmt.Sprintf("FILE: %v", err)}
+		return cmdline.Usage("FILE: %v", err)
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
-		return usageError{fmt.Sprintf("FILE: %s is a directory, not an out file", name)}
+		return cmdline.Usage("FILE: %s is a directory, not an out file", name)
 	}
 	defer f.Close()
 	tl, err := speaker.ReadTimeline(f)

@@ -1,0 +1,136 @@
+// Package cmdline is what every zkspeaker command shares at its command
+// line: the ZooKeeper flags and their checks, bad input said in one line
+// with exit status 2, and the exit statuses themselves. speaker, zkgroup,
+// zkconfig and zklock all speak to people the same way.
+package cmdline
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/usage"
+)
+
+// UsageError is bad input: the command prints it on one line and exits 2,
+// having created and written nothing.
+type UsageError struct{ Msg string }
+
+// Error returns the one line to print.
+func (e UsageError) Error() string { return e.Msg }
+
+// Usage is a UsageError with a formatted message.
+func Usage(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
+
+// flagEnv names the environment variable a flag may come from, so that an
+// error can point at it: an exported ZK_SERVERS is easy to forget.
+var flagEnv = map[string]string{"servers": "ZK_SERVERS", "auth": "ZK_AUTH"}
+
+// BadFlag is bad input in one flag, named as the user may have typed it.
+func BadFlag(flag, format string, args ...any) error {
+	name := "--" + flag
+	if env, ok := flagEnv[flag]; ok {
+		if _, set := os.LookupEnv(env); set {
+			name += " (or $" + env + ")"
+		}
+	}
+	return UsageError{name + ": " + fmt.Sprintf(format, args...)}
+}
+
+// Main runs app and exits as every command does: 2 with one line for bad
+// input, 1 with one line for any other error, 0 otherwise.
+func Main(app *cli.App) {
+	err := app.Run(os.Args)
+	var bad UsageError
+	var exit cli.ExitCoder
+	switch {
+	case err == nil:
+	case errors.As(err, &bad):
+		fmt.Fprintln(os.Stderr, app.Name+": "+bad.Msg)
+		os.Exit(2)
+	case errors.As(err, &exit):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, app.Name+": "+msg)
+		}
+		os.Exit(exit.ExitCode())
+	default:
+		fmt.Fprintln(os.Stderr, app.Name+": "+err.Error())
+		os.Exit(1)
+	}
+}
+
+// OnUsageError turns urfave's complaints (an unknown flag, a flag without
+// its value) into one line and exit status 2.
+func OnUsageError(c *cli.Context, err error, _ bool) error {
+	return UsageError{usage.FlagError(err, c.Command.HelpName)}
+}
+
+// TakenValues catches a flag whose value is missing, so that the next flag
+// became its value: `--interval --out x` sets --interval to "--out". Set
+// it as the Before of every command.
+func TakenValues(c *cli.Context) error {
+	var known []string
+	for _, f := range c.Command.Flags {
+		known = append(known, f.Names()...)
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if _, ok := f.(*cli.StringFlag); !ok || !c.IsSet(name) {
+			continue
+		}
+		if next := usage.TakenFlag(c.String(name), known); next != "" {
+			return BadFlag(name, "needs a value: it took the flag %s as its value", next)
+		}
+	}
+	return nil
+}
+
+// ServersFlag is --servers (-s, $ZK_SERVERS).
+func ServersFlag() cli.Flag {
+	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers to connect to, `host:port[,host:port...]`"}
+}
+
+// ParseServers checks a connection string: host:port entries, commas
+// between.
+func ParseServers(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, BadFlag("servers", "must not be empty (e.g. 127.0.0.1:2181)")
+	}
+	var out []string
+	for _, entry := range strings.Split(s, ",") {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(entry))
+		if err != nil || host == "" {
+			return nil, BadFlag("servers", "%q is not host:port", entry)
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, BadFlag("servers", "%q: port must be a number from 1 to 65535", entry)
+		}
+		out = append(out, net.JoinHostPort(host, port))
+	}
+	return out, nil
+}
+
+// Duration reads a duration flag.
+func Duration(c *cli.Context, flag string) (time.Duration, error) {
+	d, err := time.ParseDuration(c.String(flag))
+	if err != nil {
+		return 0, BadFlag(flag, "%q is not a duration (e.g. 500ms, 2s)", c.String(flag))
+	}
+	return d, nil
+}
+
+// PositiveDuration reads a duration flag that must be above 0.
+func PositiveDuration(c *cli.Context, flag string) (time.Duration, error) {
+	d, err := Duration(c, flag)
+	if err == nil && d <= 0 {
+		err = BadFlag(flag, "must be positive, got %s", c.String(flag))
+	}
+	return d, err
+}

@@ -110,24 +110,33 @@ func (p *Proxy) Heal() {
 // to the client, and once the server has answered that create (so it has
 // surely applied it) the connection is reset. The client never learns that
 // its create succeeded. Fired is closed when the trap has sprung.
-func (p *Proxy) ResetAfterCreate(prefix string) {
-	p.mu.Lock()
-	p.trap, p.trapShut = prefix, false
-	p.mu.Unlock()
-}
+func (p *Proxy) ResetAfterCreate(prefix string) { p.arm(prefix, false) }
 
 // RefuseAfterCreate is ResetAfterCreate followed, at the same instant, by a
 // Reset: the client can reconnect only after Restore. Wait longer than the
 // session timeout before Restore, and the session expires while the client
 // still waits for its create.
-func (p *Proxy) RefuseAfterCreate(prefix string) {
+func (p *Proxy) RefuseAfterCreate(prefix string) { p.arm(prefix, true) }
+
+// arm sets the trap; an empty prefix disarms it. A trap armed after one
+// that sprang gets a Fired channel of its own.
+func (p *Proxy) arm(prefix string, shut bool) {
 	p.mu.Lock()
-	p.trap, p.trapShut = prefix, true
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.trap, p.trapShut = prefix, shut
+	select {
+	case <-p.fired:
+		p.fired = make(chan struct{})
+	default:
+	}
 }
 
-// Fired is closed once the ResetAfterCreate trap has sprung.
-func (p *Proxy) Fired() <-chan struct{} { return p.fired }
+// Fired is closed once the trap armed last has sprung.
+func (p *Proxy) Fired() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fired
+}
 
 func (p *Proxy) snapshot() []*link {
 	out := make([]*link, 0, len(p.links))

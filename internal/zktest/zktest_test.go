@@ -153,6 +153,23 @@ func TestProxyResetAfterCreate(t *testing.T) {
 	if ok, _, err := direct.Exists("/trapped"); err != nil || !ok {
 		t.Fatalf("the server did not apply the trapped create: exists = %v, %v", ok, err)
 	}
+	// Armed again, it springs again, with a Fired of its own (speaker
+	// chaos arms it over and over).
+	p.ResetAfterCreate("/again")
+	select {
+	case <-p.Fired():
+		t.Fatal("the second trap's Fired was closed before it sprang")
+	default:
+	}
+	again, _ := dial(t, p.Addr(), 4*time.Second)
+	if _, err := again.Create("/again", nil, 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("second trapped create = %v, want ErrConnectionClosed", err)
+	}
+	select {
+	case <-p.Fired():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second trap never fired")
+	}
 }
 
 func TestProcessHelpers(t *testing.T) {

@@ -24,9 +24,9 @@ tools:
 	  elif command -v brew >/dev/null 2>&1; then brew install $$missing; \
 	  else echo "not found:$$missing: install with your package manager" >&2; exit 1; fi; }
 
-## build: build bin/speaker
+## build: build every command into bin/ (speaker, zklock, ...)
 build:
-	$(GO) build -o bin/speaker ./cmd/speaker
+	$(GO) build -o bin/ ./cmd/...
 
 ## demo: a 3-server ensemble, three speakers, SIGTERM and SIGKILL of the leader, a ZooKeeper server killed, the timeline
 demo: deps build

@@ -84,18 +84,14 @@ func parseConfig(c *cli.Context) (config, error) {
 		}
 		cfg.fence = false
 	}
-	if cfg.auth != "" {
-		user, password, ok := strings.Cut(cfg.auth, ":")
-		if !ok || user == "" || password == "" || strings.ContainsFunc(cfg.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			// Never echo the value: it holds a password.
-			return cfg, badFlag("auth", "must be user:password, both non-empty, without whitespace")
-		}
+	if cfg.auth, err = cmdline.ParseAuth(c); err != nil {
+		return cfg, err
 	}
 	if cfg.retry, err = parseRetry(c); err != nil {
 		return cfg, err
 	}
-	if err := cfg.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return cfg, badFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
+	if cfg.logLevel, err = cmdline.ParseLogLevel(c); err != nil {
+		return cfg, err
 	}
 	if cfg.out == "" {
 		return cfg, badFlag("out", "must not be empty")

@@ -40,8 +40,8 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep, a `duration`; 0 for none"},
 			&cli.BoolFlag{Name: "fsync", Value: true, Usage: "fsync after each line (--fsync=false to turn off)"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "refuse to write when out.txt already holds a newer leader's epoch (at-most-one only; --fence=false to turn off)"},
-			&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; election znodes then only this identity may change"},
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error; the log goes to stderr"},
+			cmdline.AuthFlag("election znodes then only this identity may change"),
+			cmdline.LogLevelFlag(),
 			cli.HelpFlag, // urfave adds it only when it adds its own help command
 		},
 		Action:          runSpeaker,

@@ -11,11 +11,13 @@ import (
 type Window string
 
 const (
-	// PausedPastConfirm is an at-most-one speaker without --fence that was
-	// frozen (SIGSTOP) between its confirm and its write: when it
-	// continues, the stale write lands beside the new leader's lines. Only
-	// the fence closes this window.
-	PausedPastConfirm Window = "paused past its confirm (SIGSTOP, no --fence)"
+	// PausedPastConfirm is a speaker frozen (SIGSTOP) past its session or
+	// its confirm: when it continues, its first write lands beside the new
+	// leader's lines. Under at-least-one nothing confirms a line, so any
+	// long freeze opens it (README: "the policies"); under at-most-one only
+	// a freeze between the confirm and the write does, and only the fence
+	// closes it.
+	PausedPastConfirm Window = "frozen past its session or confirm (SIGSTOP; at-least-one, or no --fence)"
 	// Partitioned is an at-least-one speaker cut off from ZooKeeper, or
 	// with ZooKeeper down, that speaks on until it learns its session
 	// expired, while another is elected: the policy prefers two leaders
@@ -44,11 +46,11 @@ func classifyOverlaps(in Input, found []speaker.Overlap) []Overlap {
 	out := make([]Overlap, 0, len(found))
 	for _, o := range found {
 		c := Overlap{Overlap: o}
-		switch {
-		case !in.Fence && in.Policy == atMostOne:
+		if in.Policy == atLeastOne || !in.Fence && in.Policy == atMostOne {
 			c.Faults = faultsWhere(in.Faults, func(f Fault) bool { return pausedInto(in, o, f) })
 			c.Window = PausedPastConfirm
-		case in.Policy == atLeastOne:
+		}
+		if len(c.Faults) == 0 && in.Policy == atLeastOne {
 			c.Faults = faultsWhere(in.Faults, func(f Fault) bool { return partitionedInto(in, o, f) })
 			c.Window = Partitioned
 		}

@@ -35,7 +35,7 @@ func TestOverlapPausedPastConfirm(t *testing.T) {
 		t.Errorf("overlaps = %+v, want %+v", r.Overlaps, want)
 	}
 	text := written(r)
-	line := "  explained: s2 and s1 both wrote from 12:00:07.020 to 12:00:07.120: paused past its confirm (SIGSTOP, no --fence), by stop-long s1 12:00:02.050-12:00:07.000 (leader)\n"
+	line := "  explained: s2 and s1 both wrote from 12:00:07.020 to 12:00:07.120: frozen past its session or confirm (SIGSTOP; at-least-one, or no --fence), by stop-long s1 12:00:02.050-12:00:07.000 (leader)\n"
 	if !strings.Contains(text, "overlaps: 1 explained, 0 unexplained\n"+line) || !strings.HasSuffix(text, "\nPASS\n") {
 		t.Errorf("no %q in report:\n%s", line, text)
 	}
@@ -67,9 +67,10 @@ func TestOverlapPausedWithFence(t *testing.T) {
 	}
 }
 
-// Which faults open the SIGSTOP window: a stop of one of the two writers
-// that ended no earlier than two intervals, a second and the slack before
-// the overlap began, and no later than it ended.
+// Which faults open the SIGSTOP window, under at-most-one without the fence
+// and under at-least-one: a stop of one of the two writers that ended no
+// earlier than two intervals, a second and the slack before the overlap
+// began, and no later than it ended.
 func TestOverlapPausedWindow(t *testing.T) {
 	edge := 7020*time.Millisecond - 2*step - time.Second // 5.82 s
 	for _, c := range []struct {
@@ -87,7 +88,10 @@ func TestOverlapPausedWindow(t *testing.T) {
 		{"just before it, with slack", fault(StopLong, "s1", 0, edge-1, true), 1, atMostOne, true},
 		{"ended as the overlap ended", fault(StopLong, "s1", 0, 7120*time.Millisecond, true), 0, atMostOne, true},
 		{"ended after it", fault(StopLong, "s1", 0, 7120*time.Millisecond+1, true), 0, atMostOne, false},
-		{"at-least-one", fault(StopLong, "s1", 2050*time.Millisecond, 7*time.Second, true), 0, atLeastOne, false},
+		// Nothing confirms an at-least-one line: a freeze past the session
+		// opens the window whatever the fence (README: the policies).
+		{"at-least-one", fault(StopLong, "s1", 2050*time.Millisecond, 7*time.Second, true), 0, atLeastOne, true},
+		{"at-least-one, stop of another speaker", fault(StopLong, "s3", 2050*time.Millisecond, 7*time.Second, false), 0, atLeastOne, false},
 	} {
 		in := pausedLeader(c.f)
 		in.Slack, in.Policy = c.slack, c.policy

@@ -58,6 +58,16 @@ func (c *Candidate) loop(ctx context.Context) {
 				// that its znode survived; a new session must join again.
 				check = ev.NewSession || c.State() == StatePaused || wake == nil
 			case recoverable.StateDisconnected:
+				if now := c.zk.State(); now.State == recoverable.StateConnected && now.SessionID == ev.SessionID {
+					// Stale: the loop was busy in a Check while the same
+					// session lost its connection and got it back, and the
+					// reconnect is next in line. Pausing now would stop a
+					// leader elected since on a live connection (a lock
+					// holder would be told it lost its lock). Its confirms
+					// failed while the connection was down, so it wrote
+					// nothing then.
+					continue
+				}
 				connected = false
 				if st := c.State(); st == StateActive || st == StatePaused {
 					if st == StateActive {

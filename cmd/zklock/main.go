@@ -1,0 +1,51 @@
+// Command zklock runs a command only while it holds a ZooKeeper lock, in
+// the manner of flock(1) and `consul lock`: it waits its turn, starts the
+// command, stops it the moment the lock is lost, releases the lock when the
+// command exits, and exits with the command's status.
+//
+//	zklock --path /leader -- ./backup.sh --full
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/usage"
+)
+
+func main() {
+	if grace, ok := os.LookupEnv(watchdogEnv); ok {
+		os.Exit(runWatchdog(grace))
+	}
+	cmdline.Main(newApp())
+}
+
+func newApp() *cli.App {
+	usage.Install()
+	return &cli.App{
+		Name:      "zklock",
+		Usage:     "run a command only while holding a ZooKeeper lock",
+		Version:   usage.Version(),
+		UsageText: "zklock [options] -- CMD [ARGS...]",
+		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
+			"\nCMD sees ZKLOCK_EPOCH (the lock's epoch, which grows with every holder, to fence its writes)\nand ZKLOCK_PATH. zklock exits with CMD's status.\n",
+		Flags: []cli.Flag{
+			cmdline.ServersFlag(),
+			&cli.StringFlag{Name: "path", Value: "/lock", Usage: "the lock's znode; contenders queue under it"},
+			&cli.StringFlag{Name: "name", Usage: "who waits, as stored in our znode (default: host:pid)"},
+			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; a dead holder's lock passes on after it"},
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one stops CMD at once; at-least-one lets it run while the session may live"},
+			&cli.StringFlag{Name: "grace", Value: "5s", Usage: "time CMD gets between SIGTERM and SIGKILL, a `duration`; never past the moment the session may expire"},
+			cmdline.AuthFlag("the lock's znodes then only this identity may change"),
+			cmdline.LogLevelFlag(),
+			cli.HelpFlag,
+		},
+		Action:          runLock,
+		OnUsageError:    cmdline.OnUsageError,
+		HideHelpCommand: true,
+		Before:          cmdline.TakenValues,
+	}
+}

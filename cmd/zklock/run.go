@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
+	"zkspeaker/recoverable"
+)
+
+// settings are zklock's flags, checked.
+type settings struct {
+	servers []string
+	path    string
+	name    string
+	session time.Duration
+	policy  nodemonitor.Policy
+	grace   time.Duration
+	auth    string
+	level   slog.Level
+	argv    []string
+}
+
+func parse(c *cli.Context) (settings, error) {
+	s := settings{path: c.String("path"), name: c.String("name"), argv: c.Args().Slice()}
+	var err error
+	if len(s.argv) == 0 {
+		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
+	}
+	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+		return s, err
+	}
+	if err := nodemonitor.ValidatePath(s.path); err != nil {
+		return s, cmdline.BadFlag("path", "%q is not a znode path: %v", s.path, err)
+	}
+	if s.session, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
+		return s, err
+	}
+	if s.grace, err = cmdline.Duration(c, "grace"); err != nil || s.grace < 0 {
+		return s, cmdline.BadFlag("grace", "%q must be a duration, 0 or more", c.String("grace"))
+	}
+	if s.policy, err = nodemonitor.ParsePolicy(c.String("policy")); err != nil {
+		return s, cmdline.BadFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
+	}
+	if s.auth, err = cmdline.ParseAuth(c); err != nil {
+		return s, err
+	}
+	if s.level, err = cmdline.ParseLogLevel(c); err != nil {
+		return s, err
+	}
+	if s.name == "" {
+		host, _ := os.Hostname()
+		s.name = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	if _, err := exec.LookPath(s.argv[0]); err != nil {
+		return s, cmdline.Usage("CMD: %v", err)
+	}
+	return s, nil
+}
+
+// runLock waits for the lock, runs CMD under the watchdog while the lock is
+// held, and exits with CMD's status.
+func runLock(c *cli.Context) error {
+	s, err := parse(c)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.level})).With("name", s.name)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+
+	opts := []recoverable.Option{recoverable.WithLogger(log)}
+	acl := zk.WorldACL(zk.PermAll)
+	if s.auth != "" {
+		opts, acl = append(opts, recoverable.WithDigestAuth(s.auth)), recoverable.DigestACL(s.auth)
+	}
+	rz, err := recoverable.Connect(s.servers, s.session, opts...)
+	if err != nil {
+		return err
+	}
+	defer rz.Close()
+	lk := lock.New(rz, s.path, s.name, nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log))
+	defer lk.Unlock()
+	log.Info("waiting for the lock", "path", s.path)
+	if err := lk.Lock(ctx); err != nil {
+		if ctx.Err() != nil {
+			return cli.Exit("interrupted while waiting for the lock", 130)
+		}
+		return err
+	}
+	log.Info("holding the lock; starting CMD", "epoch", lk.Epoch(), "cmd", s.argv[0])
+	status, why := supervise(ctx, log, rz, lk, s)
+	lk.Unlock()
+	log.Info("released the lock", "cmd_status", status, "because", why)
+	if status != 0 {
+		return cli.Exit("", status)
+	}
+	return nil
+}
+
+// supervise runs CMD under the watchdog and keeps its deadline moving
+// while the lock is held; it returns CMD's status and why CMD ended.
+func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.RecoverableZookeeper, lk *lock.Lock, s settings) (int, string) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		log.Error("cannot start CMD", "error", err)
+		return 1, "a pipe could not be made"
+	}
+	defer w.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		r.Close()
+		return 1, err.Error()
+	}
+	// margin keeps CMD's end ahead of the servers' expiry of our session,
+	// for timer and scheduling delays and the drift between clocks.
+	margin := rz.SessionTimeout() / 10
+	deadline := func() time.Time { return rz.AliveUntil().Add(-margin) }
+	if err := sendDeadline(w, deadline()); err != nil { // before CMD starts: never unguarded
+		r.Close()
+		return 1, err.Error()
+	}
+	wd := exec.Command(exe, s.argv...)
+	wd.Stdin, wd.Stdout, wd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	wd.ExtraFiles = []*os.File{r}
+	wd.Env = append(os.Environ(), watchdogEnv+"="+strconv.FormatInt(int64(s.grace), 10),
+		"ZKLOCK_EPOCH="+strconv.FormatInt(lk.Epoch(), 10), "ZKLOCK_PATH="+s.path)
+	if err := wd.Start(); err != nil {
+		r.Close()
+		return 1, err.Error()
+	}
+	r.Close()
+	done := make(chan int, 1)
+	go func() { done <- exitStatus(wd.Wait()) }()
+
+	tick := time.NewTicker(rz.SessionTimeout() / 10)
+	defer tick.Stop()
+	lost, ticks := lk.Lost(), tick.C
+	why := "CMD exited"
+	for {
+		select {
+		case status := <-done:
+			return status, why
+		case <-ticks:
+			_ = sendDeadline(w, deadline())
+		case <-lost:
+			log.Warn("the lock is lost: stopping CMD before anyone else can hold it")
+			why, lost, ticks = "the lock was lost", nil, nil
+			w.Close() // the watchdog stops CMD: SIGTERM, then SIGKILL by the deadline
+		case <-ctx.Done():
+			log.Info("asked to stop: stopping CMD, then releasing the lock")
+			why, ctx, ticks = "zklock was asked to stop", context.Background(), nil
+			w.Close()
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package lock_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
+	"zkspeaker/recoverable"
+)
+
+// servers is a real ZooKeeper server for the examples, started by TestMain.
+var servers []string
+
+func TestMain(m *testing.M) {
+	os.Exit(zktest.Main(m, &servers))
+}
+
+// Two workers want the same lock, each on its own session. Ann gets it
+// first; Bob waits behind her znode. When Ann unlocks, Bob alone is woken,
+// and holds it, with a higher epoch to fence his writes with.
+func Example() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	session := func() *recoverable.RecoverableZookeeper {
+		rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
+		if err != nil {
+			panic(err)
+		}
+		return rz
+	}
+	annZK, bobZK := session(), session()
+	defer annZK.Close()
+	defer bobZK.Close()
+
+	ann := lock.New(annZK, "/example-lock", "ann", nodemonitor.WithLogger(quiet))
+	if err := ann.Lock(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("ann holds the lock")
+
+	bob := lock.New(bobZK, "/example-lock", "bob", nodemonitor.WithLogger(quiet))
+	bobHolds := make(chan error, 1)
+	go func() { bobHolds <- bob.Lock(ctx) }()
+	select {
+	case <-bobHolds:
+		fmt.Println("bob got the lock while ann held it!")
+	case <-time.After(300 * time.Millisecond):
+		fmt.Println("bob waits")
+	}
+
+	annEpoch := ann.Epoch()
+	ann.Unlock()
+	<-ann.Lost() // closed by the Unlock: ann's work must be over
+	if err := <-bobHolds; err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("bob holds the lock; his epoch is higher:", bob.Epoch() > annEpoch)
+	bob.Unlock()
+	// Output:
+	// ann holds the lock
+	// bob waits
+	// bob holds the lock; his epoch is higher: true
+}

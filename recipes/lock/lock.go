@@ -1,0 +1,129 @@
+// Package lock is the ZooKeeper chapter's distributed lock, done as the
+// chapter says it must be: sequential ephemeral children of the lock
+// znode, each waiter watching only its predecessor (no herd), a protected
+// name so that a lost create reply is found rather than orphaned, and the
+// loss of the lock reported to its holder.
+//
+// A lock and a leader election are the same recipe: the holder is the
+// leader. So a Lock is a nodemonitor candidate whose listener, instead of
+// speaking, says "held" and "lost".
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+)
+
+// ErrLost is returned by Lock when the lock was lost in the very moment it
+// was won: its first confirm failed.
+var ErrLost = errors.New("lock: lost")
+
+// Lock is one contender for the lock at a path. Lock it, do the work while
+// Lost stays open, Unlock. A Lock is good for one acquisition: after
+// Unlock, or once lost, make a new one.
+type Lock struct {
+	rz   *recoverable.RecoverableZookeeper
+	opts []nodemonitor.Option
+	name string
+
+	mu      sync.Mutex
+	mon     *nodemonitor.Monitor
+	h       *holder
+	epoch   int64
+	started bool
+}
+
+// New returns a Lock on the lock znode path (created if missing), on the
+// session of rz. name is stored in the contender's znode, so that
+// `zkCli.sh` and `speaker status` show who waits. The options are
+// nodemonitor's, minus the watch mode, which is always the predecessor.
+func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...nodemonitor.Option) *Lock {
+	all := append([]nodemonitor.Option{nodemonitor.WithPath(path)}, opts...)
+	all = append(all, nodemonitor.WithWatch(nodemonitor.WatchPredecessor))
+	return &Lock{rz: rz, opts: all, name: name}
+}
+
+// Lock waits in line until the lock is ours and proven so (a confirm under
+// the at-most-one policy), or until ctx is done; then it leaves the line
+// and returns ctx's error.
+func (l *Lock) Lock(ctx context.Context) error {
+	l.mu.Lock()
+	if l.started {
+		l.mu.Unlock()
+		return errors.New("lock: Lock called twice on one Lock; make a new one")
+	}
+	l.started = true
+	h := &holder{name: l.name, acquired: make(chan acquisition, 1), lost: make(chan struct{})}
+	mon, err := nodemonitor.New(l.rz, h, l.opts...)
+	if err != nil {
+		l.mu.Unlock()
+		return fmt.Errorf("lock: %w", err)
+	}
+	l.mon, l.h = mon, h
+	l.mu.Unlock()
+
+	select {
+	case a := <-h.acquired:
+		epoch := int64(0)
+		if a.confirm != nil {
+			// Under at-most-one, the first confirm is the decision's own
+			// proof, so this costs no round trip when the recipe had one.
+			c, cancel := context.WithTimeout(ctx, time.Second)
+			e, _, err := a.confirm(c)
+			cancel()
+			if err != nil {
+				l.Unlock()
+				return fmt.Errorf("%w: %w", ErrLost, err)
+			}
+			epoch = e
+		}
+		l.mu.Lock()
+		l.epoch = epoch
+		l.mu.Unlock()
+		return nil
+	case <-ctx.Done():
+		l.Unlock()
+		return ctx.Err()
+	}
+}
+
+// Lost is closed when a held lock is lost: the session expired, the
+// connection was lost under at-most-one (the holder can no longer prove it
+// holds it), or someone deleted the holder's znode. The holder must stop
+// the work it guards at once. Before Lock returns it is nil.
+func (l *Lock) Lost() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.h == nil {
+		return nil
+	}
+	return l.h.lost
+}
+
+// Epoch is the lock's epoch: the czxid of the holder's znode, which grows
+// with every new holder. Hand it to what the lock guards, so that it can
+// refuse an older holder's late writes (fencing). It is 0 under the
+// at-least-one policy, which confirms nothing.
+func (l *Lock) Epoch() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.epoch
+}
+
+// Unlock releases the lock, or leaves the line: it deletes our znode, so
+// that the next in line takes over at once, and waits until that is done.
+// It is safe to call more than once, and on a lost lock.
+func (l *Lock) Unlock() {
+	l.mu.Lock()
+	mon := l.mon
+	l.mu.Unlock()
+	if mon != nil {
+		mon.Close()
+	}
+}

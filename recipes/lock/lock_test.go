@@ -1,0 +1,84 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// A holder whose session expires is told at once, under at-most-one as
+// soon as its connection is lost, and the next in line takes the lock
+// only after the expiry: never two holders.
+func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	const session = 2 * time.Second
+	a := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), "/l", "a", nodemonitor.WithLogger(quiet))
+	b := lock.New(zktest.Connect(t, cluster.Servers(), session), "/l", "b", nodemonitor.WithLogger(quiet))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Unlock()
+	bHolds := make(chan time.Time, 1)
+	go func() {
+		if b.Lock(ctx) == nil {
+			bHolds <- time.Now()
+		}
+	}()
+	defer b.Unlock()
+	time.Sleep(200 * time.Millisecond)
+	cut := time.Now()
+	proxy.Cut()
+	defer proxy.Heal()
+	var lost time.Time
+	select {
+	case <-a.Lost():
+		lost = time.Now()
+	case <-time.After(2 * session):
+		t.Fatal("a's lock was never reported lost")
+	}
+	var held time.Time
+	select {
+	case held = <-bHolds:
+	case <-time.After(3 * session):
+		t.Fatal("b never got the lock after a's session expired")
+	}
+	if !lost.Before(held) {
+		t.Fatalf("a was told of its loss at %v, after b held the lock at %v", lost.Sub(cut), held.Sub(cut))
+	}
+	t.Logf("cut at 0; a told at %v; b holds at %v", lost.Sub(cut).Round(time.Millisecond), held.Sub(cut).Round(time.Millisecond))
+}
+
+// Lock gives up when its context ends, and leaves the line: the next
+// contender is not stuck behind a znode nobody waits on.
+func TestLockGivesUpWithItsContext(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder", nodemonitor.WithLogger(quiet))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", nodemonitor.WithLogger(quiet))
+	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer stop()
+	if err := impatient.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock with a short context = %v, want DeadlineExceeded", err)
+	}
+	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
+	if children, err := rz.Children(ctx, "/l"); err != nil || len(children) != 1 {
+		t.Fatalf("contenders after the impatient one gave up: %v, %v; want the holder alone", children, err)
+	}
+	holder.Unlock()
+}

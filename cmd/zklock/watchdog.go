@@ -85,6 +85,10 @@ func runWatchdog(graceNS string) int {
 		case <-timer.C:
 			// Past the grace, or past the moment the session may expire
 			// and another holder start: no more waiting.
+			if !stopping {
+				fmt.Fprintln(os.Stderr, "zklock: watchdog: zklock stopped renewing (frozen?); killed CMD before its session can expire and another holder start")
+			}
+			stopping = true
 			kill(syscall.SIGKILL)
 		}
 	}

@@ -44,10 +44,14 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 	case StopShort, StopLong:
 		sp.signal(syscall.SIGSTOP)
 		sleep(ctx, p.hold)
+		// End is taken before the fault is lifted: the speaker may write
+		// the instant it runs again, before this goroutine reads a clock.
+		f.End = time.Now()
 		sp.signal(syscall.SIGCONT)
 	case Reset:
 		sp.network((*faultproxy.Proxy).Reset)
 		sleep(ctx, p.hold)
+		f.End = time.Now()
 		sp.network((*faultproxy.Proxy).Restore)
 	case Storm:
 		for range 5 {
@@ -59,6 +63,7 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 	case HoleShort, HoleLong:
 		sp.network((*faultproxy.Proxy).Cut)
 		sleep(ctx, p.hold)
+		f.End = time.Now()
 		sp.network((*faultproxy.Proxy).Heal)
 	case LostCreate:
 		// The next create under the election path is applied by the
@@ -105,7 +110,9 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 		f.End = f.Start
 		return f
 	}
-	f.End = time.Now()
+	if f.End.IsZero() {
+		f.End = time.Now()
+	}
 	f.Note = fmt.Sprintf("for %v", f.End.Sub(f.Start).Round(time.Millisecond))
 	return f
 }

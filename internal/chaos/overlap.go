@@ -71,7 +71,7 @@ func pausedInto(in Input, o speaker.Overlap, f Fault) bool {
 		return false
 	}
 	from := o.From.Add(-(2*in.Interval + time.Second + in.Slack))
-	return !f.End.Before(from) && !f.End.After(o.To)
+	return !f.End.Before(from) && !f.End.After(o.To.Add(in.Slack))
 }
 
 // partitionedInto reports whether f cut one of o's writers off from

@@ -88,6 +88,9 @@ func TestOverlapPausedWindow(t *testing.T) {
 		{"just before it, with slack", fault(StopLong, "s1", 0, edge-1, true), 1, atMostOne, true},
 		{"ended as the overlap ended", fault(StopLong, "s1", 0, 7120*time.Millisecond, true), 0, atMostOne, true},
 		{"ended after it", fault(StopLong, "s1", 0, 7120*time.Millisecond+1, true), 0, atMostOne, false},
+		// The runner notes a stop's end just before its SIGCONT; the slack
+		// covers the moment between, in which the speaker may write.
+		{"just after it, with slack", fault(StopLong, "s1", 0, 7120*time.Millisecond+1, true), 1, atMostOne, true},
 		// Nothing confirms an at-least-one line: a freeze past the session
 		// opens the window whatever the fence (README: the policies).
 		{"at-least-one", fault(StopLong, "s1", 2050*time.Millisecond, 7*time.Second, true), 0, atLeastOne, true},

@@ -144,3 +144,27 @@ func TestLostCreateReplyThenExpiry(t *testing.T) {
 		t.Fatalf("members %q, znode %+v; want duck once, owned by the new session 0x%x (old 0x%x)", got, st, rz.SessionID(), old)
 	}
 }
+
+// An operator deletes a live member's znode (zkCli delete /zoo/duck). The
+// member's watch on its own znode fires, and it creates the znode again, on
+// the same session: it was not asked to leave.
+func TestDeletedMemberJoinsAgain(t *testing.T) {
+	needServer(t)
+	admin := connect(t, servers[0], session)
+	g := created(t, admin)
+	m := join(t, newGroup(t, connect(t, servers[0], session)), "duck")
+	before := m.Status()
+	if err := admin.Delete(bounded(t, 5*time.Second), m.Path(), -1); err != nil {
+		t.Fatal(err)
+	}
+	after := waitStatus(t, m, 5*time.Second, "the member creates its znode again", func(st group.Status) bool {
+		return st.State == group.StateMember && st.Czxid != before.Czxid
+	})
+	st := stat(t, admin, m.Path())
+	if !after.Rejoined || after.Session != before.Session || st == nil || st.Czxid != after.Czxid || st.EphemeralOwner != before.Session {
+		t.Fatalf("after the delete: status %+v, znode %+v; want a new znode of the same session 0x%x", after, st, before.Session)
+	}
+	if got := members(t, g); !slices.Equal(got, []string{"duck"}) {
+		t.Fatalf("members = %q, want duck once", got)
+	}
+}

@@ -1,0 +1,194 @@
+// Command zkgroup is the group membership example of the ZooKeeper chapter
+// of "Hadoop: The Definitive Guide" in one program: its CreateGroup,
+// JoinGroup, ListGroup and DeleteGroup become `zkgroup create`, `join`,
+// `list` and `delete`, on the recipe in zkspeaker/recipes/group.
+//
+//	zkgroup create zoo          a persistent znode /zoo
+//	zkgroup join zoo duck       an ephemeral /zoo/duck, until the process ends
+//	zkgroup list zoo            the members, one a line (--watch: as they change)
+//	zkgroup delete zoo          the members and the group, in one multi
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/usage"
+	"zkspeaker/recipes/group"
+	"zkspeaker/recoverable"
+)
+
+func main() { cmdline.Main(newApp()) }
+
+func newApp() *cli.App {
+	usage.Install()
+	app := &cli.App{
+		Name:    "zkgroup",
+		Usage:   "group membership in ZooKeeper: create a group, join it, list it, delete it",
+		Version: usage.Version(),
+		UsageText: "zkgroup create [options] GROUP          make the group's znode\n" +
+			"zkgroup join [options] GROUP MEMBER     be a member until this process ends\n" +
+			"zkgroup list [options] GROUP            print its members; --watch follows\n" +
+			"zkgroup delete [options] GROUP          delete it and its members in one go\n" +
+			"GROUP is a znode path whose leading / may be left out: zoo is /zoo",
+		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
+		Commands: []*cli.Command{
+			command("create", "make a group: a persistent znode (the chapter's CreateGroup)", "GROUP", "warn", runCreate),
+			command("join", "join a group as MEMBER until Ctrl-C, SIGTERM or SIGHUP (JoinGroup)", "GROUP MEMBER", "info", runJoin),
+			command("list", "print a group's members, one a line, sorted (ListGroup)", "GROUP", "warn", runList,
+				&cli.BoolFlag{Name: "watch", Usage: "keep running and print each member who joins (+) or leaves (-)"}),
+			command("delete", "delete a group and its members in one atomic multi (DeleteGroup)", "GROUP", "warn", runDelete),
+			{
+				Name: "help", Usage: "show this help, or a command's: zkgroup help join", ArgsUsage: "[COMMAND]",
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return cli.ShowAppHelp(c)
+					}
+					if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
+						return cmdline.Usage("help: no command %q (want create, join, list, delete or help)", strings.Join(c.Args().Slice(), " "))
+					}
+					return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First())
+				},
+			},
+		},
+		OnUsageError:    onUsageError,
+		HideHelpCommand: true,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			return cmdline.Usage("no command %q (want create, join, list, delete or help)", c.Args().First())
+		},
+	}
+	return app
+}
+
+// command is one of zkgroup's commands, with the flags every one takes.
+// logLevel is its default: join, which runs for long, says what it lives
+// through; the others only print their answer, unless something goes wrong.
+func command(name, use, args, logLevel string, action cli.ActionFunc, extra ...cli.Flag) *cli.Command {
+	flags := append([]cli.Flag{
+		cmdline.ServersFlag(),
+		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
+		&cli.StringFlag{Name: "timeout", Value: "15s", Usage: "give up when ZooKeeper has not answered in this long, a `duration` (not for join or --watch)"},
+		&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; znodes created are then changed only by this identity"},
+		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "`level`: debug, info, warn or error; the log goes to stderr"},
+	}, extra...)
+	return &cli.Command{
+		Name: name, Usage: use, ArgsUsage: args, UsageText: "zkgroup " + name + " [options] " + args,
+		Flags: flags, Action: action, OnUsageError: onUsageError, Before: cmdline.TakenValues,
+	}
+}
+
+func onUsageError(c *cli.Context, err error, isSub bool) error {
+	return cmdline.OnUsageError(c, err, isSub)
+}
+
+// config is a command's settings after every flag and argument was checked.
+type config struct {
+	servers        []string
+	sessionTimeout time.Duration
+	timeout        time.Duration
+	auth           string
+	log            *slog.Logger
+	name           string // the group as the user wrote it, for messages
+	path           string // its znode
+	member         string // join only
+}
+
+// parseConfig checks the flags and the arguments, before anything talks to
+// ZooKeeper: bad input creates nothing. argNames are the arguments the
+// command wants, GROUP first.
+func parseConfig(c *cli.Context, argNames ...string) (config, error) {
+	var cfg config
+	args := c.Args().Slice()
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			return cfg, cmdline.Usage("%s: flags go before the arguments (%s)", a, c.Command.UsageText)
+		}
+	}
+	if len(args) != len(argNames) {
+		return cfg, cmdline.Usage("want %s, got %d argument(s) (%s)", strings.Join(argNames, " and "), len(args), c.Command.UsageText)
+	}
+	var err error
+	if cfg.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+		return cfg, err
+	}
+	if cfg.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
+		return cfg, err
+	}
+	if cfg.timeout, err = cmdline.PositiveDuration(c, "timeout"); err != nil {
+		return cfg, err
+	}
+	cfg.auth = c.String("auth")
+	if cfg.auth != "" {
+		user, password, ok := strings.Cut(cfg.auth, ":")
+		if !ok || user == "" || password == "" || strings.ContainsFunc(cfg.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return cfg, cmdline.BadFlag("auth", "must be user:password, both non-empty, without whitespace") // never echo a password
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return cfg, cmdline.BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
+	}
+	cfg.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.name = args[0]
+	if cfg.path, err = group.ParseName(cfg.name); err != nil {
+		return cfg, cmdline.Usage("%s", trim(err, group.ErrInvalidName))
+	}
+	if len(args) > 1 {
+		cfg.member = args[1]
+		if err := group.ValidateMember(cfg.member); err != nil {
+			return cfg, cmdline.Usage("%s", trim(err, group.ErrInvalidName))
+		}
+	}
+	return cfg, nil
+}
+
+// options are the client's and the group's options for cfg: with --auth,
+// the session authenticates and the znodes it creates get DigestACL.
+func (cfg config) options() ([]recoverable.Option, []group.Option) {
+	zkOpts := []recoverable.Option{recoverable.WithLogger(cfg.log)}
+	acl := zk.WorldACL(zk.PermAll) // open to all, as in the chapter
+	if cfg.auth != "" {
+		zkOpts = append(zkOpts, recoverable.WithDigestAuth(cfg.auth))
+		acl = recoverable.DigestACL(cfg.auth)
+	}
+	return zkOpts, []group.Option{group.WithACL(acl), group.WithLogger(cfg.log)}
+}
+
+// trim drops a sentinel's words from the front of err's message, leaving
+// the part that names the argument.
+func trim(err, sentinel error) string {
+	return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
+}
+
+// explain turns the recipe's errors into the one line a person reads.
+func explain(cfg config, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case is(err, group.ErrNoGroup):
+		return fmt.Errorf("no group %s", cfg.name)
+	case is(err, group.ErrExists):
+		return fmt.Errorf("group %s already exists", cfg.name)
+	case is(err, group.ErrBusy):
+		return fmt.Errorf("members of %s kept joining or leaving; deleted nothing, try again", cfg.name)
+	case is(err, group.ErrMemberTaken):
+		return fmt.Errorf("%s", trim(err, group.ErrMemberTaken))
+	case is(err, group.ErrNoParent):
+		return fmt.Errorf("%s", trim(err, group.ErrNoParent))
+	case is(err, group.ErrNotMember):
+		return fmt.Errorf("%s", trim(err, group.ErrNotMember))
+	case is(err, zk.ErrNoAuth):
+		return fmt.Errorf("not allowed by the ACL of %s: %w (give --auth user:password of its creator)", cfg.name, err)
+	}
+	return err
+}

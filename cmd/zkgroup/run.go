@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/fourletter"
+	"zkspeaker/recipes/group"
+	"zkspeaker/recoverable"
+)
+
+// session checks that a ZooKeeper answers, connects, and waits for the
+// session. The caller closes the client. ctx bounds the wait.
+func session(ctx context.Context, cfg config) (*recoverable.RecoverableZookeeper, *group.Group, error) {
+	// Before any client exists: go-zookeeper would only retry, silently,
+	// for as long as it is let.
+	if err := fourletter.CheckReachable(ctx, cfg.servers); err != nil {
+		return nil, nil, err
+	}
+	zkOpts, groupOpts := cfg.options()
+	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := rz.WaitConnected(ctx); err != nil {
+		rz.Close()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.servers, ","))
+		}
+		return nil, nil, err
+	}
+	g, err := group.New(rz, cfg.name, groupOpts...)
+	if err != nil {
+		rz.Close()
+		return nil, nil, err
+	}
+	return rz, g, nil
+}
+
+// oneShot runs op on a fresh session, bounded by --timeout and by Ctrl-C.
+func oneShot(c *cli.Context, cfg config, op func(context.Context, *group.Group) error) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	rz, g, err := session(ctx, cfg)
+	if err != nil {
+		return explain(cfg, timedOut(cfg, err))
+	}
+	defer rz.Close()
+	return explain(cfg, timedOut(cfg, op(ctx, g)))
+}
+
+// timedOut says which flag bounded the wait, rather than "context deadline
+// exceeded".
+func timedOut(cfg config, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("ZooKeeper did not answer within --timeout %v", cfg.timeout)
+	}
+	return err
+}
+
+// runCreate is the chapter's CreateGroup.
+func runCreate(c *cli.Context) error {
+	cfg, err := parseConfig(c, "GROUP")
+	if err != nil {
+		return err
+	}
+	return oneShot(c, cfg, func(ctx context.Context, g *group.Group) error {
+		if err := g.Create(ctx); err != nil {
+			return err
+		}
+		fmt.Println("created", g.Path())
+		return nil
+	})
+}
+
+// runList is the chapter's ListGroup, or with --watch, what it could do
+// with the watch it leaves unused.
+func runList(c *cli.Context) error {
+	cfg, err := parseConfig(c, "GROUP")
+	if err != nil {
+		return err
+	}
+	if c.Bool("watch") {
+		return runWatch(cfg)
+	}
+	return oneShot(c, cfg, func(ctx context.Context, g *group.Group) error {
+		members, err := g.List(ctx)
+		if err != nil {
+			return err
+		}
+		if len(members) == 0 {
+			// On stderr: stdout is the list, and an empty list is empty.
+			fmt.Fprintf(os.Stderr, "%s has no members\n", cfg.name)
+		}
+		for _, m := range members {
+			fmt.Println(m)
+		}
+		return nil
+	})
+}
+
+// runDelete is the chapter's DeleteGroup, made atomic.
+func runDelete(c *cli.Context) error {
+	cfg, err := parseConfig(c, "GROUP")
+	if err != nil {
+		return err
+	}
+	return oneShot(c, cfg, func(ctx context.Context, g *group.Group) error {
+		members, err := g.Delete(ctx)
+		if err != nil {
+			return err
+		}
+		if len(members) == 0 {
+			fmt.Printf("deleted %s, which had no members\n", g.Path())
+		} else {
+			fmt.Printf("deleted %s and its %d member(s): %s\n", g.Path(), len(members), strings.Join(members, " "))
+		}
+		return nil
+	})
+}
+
+func is(err, target error) bool { return errors.Is(err, target) }

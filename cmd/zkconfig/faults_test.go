@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,11 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 		if got := values(t, updater.Stdout(), path); len(got) != 1 {
 			t.Fatalf("the plain updater printed %q, want its one write", got)
 		}
+		// The server answers again: the session closes at once, nothing
+		// waits on the way out.
+		if strings.Contains(updater.Stderr(), "did not answer the close") {
+			t.Fatalf("the plain updater's close waited:\n%s", updater.Stderr())
+		}
 	})
 	t.Run("resilient", func(t *testing.T) {
 		const path = "/t/rexp/colour"
@@ -111,6 +117,48 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 			t.Fatalf("the key holds %q, want the updater's last value %q", r.stdout, written[len(written)-1])
 		}
 	})
+}
+
+// The plain updater frozen past its session (SIGSTOP, as a long pause
+// would). When it wakes, its timer fires at once, and which news comes
+// first is a race: the expiry (it stops, saying so), the dead connection
+// under the write it just made (it stops on the connection loss: the
+// server closed the connection when it expired the session), or neither,
+// and the write waits in go-zookeeper's queue and goes out in the new
+// session (it prints the value, which is in, and stops on the expiry).
+// Every way, it exits 1 with one of those lines, and the key holds the
+// last value it printed, or the one whose fate its last line leaves open.
+func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
+	s := server(t)
+	const path = "/t/frozen/colour"
+	updater := start(t, "update", "--servers", s, "--session-timeout", "1s", "--every", "200ms", "--path", "/t/frozen", "colour")
+	waitValues(t, updater, path, 2, 15*time.Second, "the first writes")
+	updater.Stop()
+	time.Sleep(3 * time.Second)
+	updater.Cont()
+	if code := waitExit(t, updater, 10*time.Second, "the plain updater after its session expired"); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	written := values(t, updater.Stdout(), path)
+	want := []string{written[len(written)-1]}
+	last := lastLine(updater.Stderr())
+	switch {
+	case strings.Contains(last, "which may or may not have landed"):
+		_, open, _ := strings.Cut(last, " while writing "+path+" = ")
+		open, _, _ = strings.Cut(open, ",")
+		want = append(want, open)
+	case strings.HasPrefix(last, "zkconfig: config: session expired (session 0x"):
+	case strings.HasPrefix(last, "zkconfig: config: lost the connection to ZooKeeper while writing "+path+" = "):
+		open, _, _ := strings.Cut(strings.TrimPrefix(last, "zkconfig: config: lost the connection to ZooKeeper while writing "+path+" = "), " ")
+		want = append(want, open)
+	default:
+		t.Fatalf("last line %q, want one that says the session expired or the connection was lost", last)
+	}
+	got := mustRun(t, "get", "--servers", s, "--path", "/t/frozen", "colour").stdout
+	if !slices.Contains(want, strings.TrimSuffix(got, "\n")) {
+		t.Fatalf("the key holds %q, want one of %q", got, want)
+	}
+	t.Logf("it stopped with %q", last)
 }
 
 // The plain updater stops at the first connection loss, saying the write

@@ -124,7 +124,9 @@ func (u *updater) run(ctx context.Context) error {
 	// The session's events come here too: go-zookeeper replaces an expired
 	// session without a word to the requests, so this is where the plain
 	// updater learns that its session is gone.
-	events := u.rz.Observe(ctx)
+	observing, cancel := context.WithCancel(ctx)
+	defer cancel() // before the session closes: Close waits for its observers
+	events := u.rz.Observe(observing)
 	next := time.NewTimer(0)
 	defer next.Stop()
 	for {
@@ -189,8 +191,18 @@ func (u *updater) write(ctx context.Context) (again bool, err error) {
 	case ctx.Err() != nil:
 		return false, nil // shutting down; the write may or may not be in
 	case err == nil && !u.resilient && session != 0 && u.rz.SessionID() != session:
-		return false, fmt.Errorf("%w (session 0x%x) while writing %s: the plain updater stops here; --resilient carries on in a new session",
-			config.ErrSessionExpired, session, u.path)
+		// The request left on the old session, waited in go-zookeeper's
+		// queue through the expiry and went out on the new one: the value
+		// is in, so it is printed, but the chapter's client would have
+		// failed it, and the plain updater stops.
+		fmt.Fprint(u.out, line(time.Now(), u.path, value))
+		return false, fmt.Errorf("%w (session 0x%x) while writing %s = %s, which go-zookeeper then sent in a new session of its own: the plain updater stops here; --resilient carries on in a new session",
+			config.ErrSessionExpired, session, u.path, value)
+	case err != nil && !u.resilient && session != 0 && u.rz.SessionID() != session:
+		// The session ended under the write (go-zookeeper forgets its id
+		// at once): say so rather than what the request itself met.
+		return false, fmt.Errorf("%w (session 0x%x) while writing %s = %s, which may or may not have landed: the plain updater stops here; --resilient carries on in a new session",
+			config.ErrSessionExpired, session, u.path, value)
 	case err == nil:
 		fmt.Fprint(u.out, line(time.Now(), u.path, value))
 		return false, nil

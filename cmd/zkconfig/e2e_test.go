@@ -16,10 +16,11 @@ import (
 // empty ones, and the znode as ZooKeeper holds it.
 func TestSetGet(t *testing.T) {
 	s := server(t)
-	base := []string{"--servers", s, "--path", "/t/setget"}
+	dir := fresh("/t/setget")
+	base := []string{"--servers", s, "--path", dir}
 	get := func(key string) result { return run(t, append(append([]string{"get"}, base...), key)...) }
 
-	if r := get("colour"); r.code != 1 || r.stdout != "" || r.stderr != "zkconfig: no such key \"colour\" (/t/setget/colour)\n" {
+	if r := get("colour"); r.code != 1 || r.stdout != "" || r.stderr != "zkconfig: no such key \"colour\" ("+dir+"/colour)\n" {
 		t.Fatalf("get of a missing key: %+v, want exit 1 and one line naming it", r)
 	}
 	for _, value := range []string{"blue", "dark green", "", "-1"} {
@@ -31,7 +32,7 @@ func TestSetGet(t *testing.T) {
 		}
 	}
 	rz := zktest.Connect(t, []string{s}, 4*time.Second)
-	data, st, err := rz.Get(context.Background(), "/t/setget/colour")
+	data, st, err := rz.Get(context.Background(), dir+"/colour")
 	if err != nil || string(data) != "-1" || st.Version != 3 {
 		t.Fatalf("the znode holds %q at version %v (%v), want -1 at 3", data, st, err)
 	}
@@ -41,7 +42,8 @@ func TestSetGet(t *testing.T) {
 // to read; a stranger's set fails with one line and exit 1.
 func TestAuth(t *testing.T) {
 	s := server(t)
-	base := []string{"--servers", s, "--path", "/t-auth"}
+	dir := fresh("/t-auth")
+	base := []string{"--servers", s, "--path", dir}
 	mustRun(t, append(append([]string{"set", "--auth", "ann:secret"}, base...), "colour", "blue")...)
 	if r := mustRun(t, append(append([]string{"get"}, base...), "colour")...); r.stdout != "blue\n" {
 		t.Fatalf("a stranger's get: %q, want blue", r.stdout)
@@ -52,7 +54,7 @@ func TestAuth(t *testing.T) {
 	}
 	mustRun(t, append(append([]string{"set", "--auth", "ann:secret"}, base...), "colour", "green")...)
 	rz := zktest.Connect(t, []string{s}, 4*time.Second)
-	for _, p := range []string{"/t-auth", "/t-auth/colour"} {
+	for _, p := range []string{dir, dir + "/colour"} {
 		acl, _, err := rz.Conn().GetACL(p)
 		if err != nil || len(acl) != 2 || acl[0].Scheme != "digest" || acl[0].Perms != zk.PermAll || acl[1].Perms != zk.PermRead {
 			t.Fatalf("ACL of %s: %+v (%v), want ann's digest with all rights and world read", p, acl, err)
@@ -66,14 +68,15 @@ func TestAuth(t *testing.T) {
 // SIGTERM.
 func TestUpdateAndWatch(t *testing.T) {
 	s := server(t)
-	const path = "/t/uw/colour"
-	watcher := start(t, "watch", "--servers", s, "--path", "/t/uw", "colour")
+	dir := fresh("/t/uw")
+	path := dir + "/colour"
+	watcher := start(t, "watch", "--servers", s, "--path", dir, "colour")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := watcher.WaitForStderr(ctx, "does not exist; waiting for it to be written"); err != nil {
 		t.Fatal(err)
 	}
-	updater := start(t, "update", "--servers", s, "--path", "/t/uw", "--every", "100ms", "colour")
+	updater := start(t, "update", "--servers", s, "--path", dir, "--every", "100ms", "colour")
 	waitValues(t, updater, path, 15, 15*time.Second, "the updater writes")
 	stop(t, updater, "update")
 	written := values(t, updater.Stdout(), path)
@@ -85,7 +88,7 @@ func TestUpdateAndWatch(t *testing.T) {
 	waitLast(t, watcher, path, written[len(written)-1], 5*time.Second, "the watcher ends on the last value written")
 	stop(t, watcher, "watch")
 	subsequence(t, values(t, watcher.Stdout(), path), written)
-	if r := mustRun(t, "get", "--servers", s, "--path", "/t/uw", "colour"); r.stdout != written[len(written)-1]+"\n" {
+	if r := mustRun(t, "get", "--servers", s, "--path", dir, "colour"); r.stdout != written[len(written)-1]+"\n" {
 		t.Fatalf("get after the updater: %q, want its last value %q", r.stdout, written[len(written)-1])
 	}
 }

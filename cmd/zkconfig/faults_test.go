@@ -34,11 +34,12 @@ func waitExit(t *testing.T, p *zktest.Process, timeout time.Duration, what strin
 // the key from there.
 func TestWatcherSurvivesSessionExpiry(t *testing.T) {
 	s := server(t)
-	const path = "/t/wexp/colour"
-	set := func(v string) { mustRun(t, "set", "--servers", s, "--path", "/t/wexp", "colour", v) }
+	dir := fresh("/t/wexp")
+	path := dir + "/colour"
+	set := func(v string) { mustRun(t, "set", "--servers", s, "--path", dir, "colour", v) }
 	set("before")
 	proxy := zktest.NewProxy(t, s)
-	watcher := start(t, "watch", "--servers", proxy.Addr(), "--session-timeout", "1s", "--path", "/t/wexp", "colour")
+	watcher := start(t, "watch", "--servers", proxy.Addr(), "--session-timeout", "1s", "--path", dir, "colour")
 	waitLast(t, watcher, path, "before", 15*time.Second, "the watcher reads the key")
 
 	proxy.Cut()
@@ -68,9 +69,10 @@ func TestWatcherSurvivesSessionExpiry(t *testing.T) {
 func TestUpdaterSessionExpiry(t *testing.T) {
 	s := server(t)
 	t.Run("plain", func(t *testing.T) {
-		const path = "/t/pexp/colour"
+		dir := fresh("/t/pexp")
+		path := dir + "/colour"
 		proxy := zktest.NewProxy(t, s)
-		updater := start(t, "update", "--servers", proxy.Addr(), "--session-timeout", "1s", "--every", "1m", "--path", "/t/pexp", "colour")
+		updater := start(t, "update", "--servers", proxy.Addr(), "--session-timeout", "1s", "--every", "1m", "--path", dir, "colour")
 		waitValues(t, updater, path, 1, 15*time.Second, "the first write")
 		proxy.Cut()
 		time.Sleep(3 * time.Second)
@@ -93,9 +95,10 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 		}
 	})
 	t.Run("resilient", func(t *testing.T) {
-		const path = "/t/rexp/colour"
+		dir := fresh("/t/rexp")
+		path := dir + "/colour"
 		proxy := zktest.NewProxy(t, s)
-		updater := start(t, "update", "--resilient", "--servers", proxy.Addr(), "--session-timeout", "1s", "--every", "200ms", "--path", "/t/rexp", "colour")
+		updater := start(t, "update", "--resilient", "--servers", proxy.Addr(), "--session-timeout", "1s", "--every", "200ms", "--path", dir, "colour")
 		before := len(waitValues(t, updater, path, 3, 15*time.Second, "the first writes"))
 		proxy.Cut()
 		time.Sleep(3 * time.Second)
@@ -113,7 +116,7 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 		}
 		stop(t, updater, "update --resilient")
 		written := values(t, updater.Stdout(), path)
-		if r := mustRun(t, "get", "--servers", s, "--path", "/t/rexp", "colour"); r.stdout != written[len(written)-1]+"\n" {
+		if r := mustRun(t, "get", "--servers", s, "--path", dir, "colour"); r.stdout != written[len(written)-1]+"\n" {
 			t.Fatalf("the key holds %q, want the updater's last value %q", r.stdout, written[len(written)-1])
 		}
 	})
@@ -130,8 +133,9 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 // last value it printed, or the one whose fate its last line leaves open.
 func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
 	s := server(t)
-	const path = "/t/frozen/colour"
-	updater := start(t, "update", "--servers", s, "--session-timeout", "1s", "--every", "200ms", "--path", "/t/frozen", "colour")
+	dir := fresh("/t/frozen")
+	path := dir + "/colour"
+	updater := start(t, "update", "--servers", s, "--session-timeout", "1s", "--every", "200ms", "--path", dir, "colour")
 	waitValues(t, updater, path, 2, 15*time.Second, "the first writes")
 	updater.Stop()
 	time.Sleep(3 * time.Second)
@@ -154,7 +158,7 @@ func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
 	default:
 		t.Fatalf("last line %q, want one that says the session expired or the connection was lost", last)
 	}
-	got := mustRun(t, "get", "--servers", s, "--path", "/t/frozen", "colour").stdout
+	got := mustRun(t, "get", "--servers", s, "--path", dir, "colour").stdout
 	if !slices.Contains(want, strings.TrimSuffix(got, "\n")) {
 		t.Fatalf("the key holds %q, want one of %q", got, want)
 	}
@@ -166,8 +170,9 @@ func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
 func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
 	s := server(t)
 	proxy := zktest.NewProxy(t, s)
-	updater := start(t, "update", "--servers", proxy.Addr(), "--session-timeout", "2s", "--every", "100ms", "--path", "/t/loss", "colour")
-	before := len(waitValues(t, updater, "/t/loss/colour", 2, 15*time.Second, "the first writes"))
+	dir := fresh("/t/loss")
+	updater := start(t, "update", "--servers", proxy.Addr(), "--session-timeout", "2s", "--every", "100ms", "--path", dir, "colour")
+	before := len(waitValues(t, updater, dir+"/colour", 2, 15*time.Second, "the first writes"))
 	proxy.Reset() // every connection reset, new ones refused
 	// At worst a write leaves just before the reset and waits out the
 	// session timeout in go-zookeeper's queue.
@@ -175,10 +180,10 @@ func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	last := lastLine(updater.Stderr())
-	if !strings.HasPrefix(last, "zkconfig: config: lost the connection to ZooKeeper while writing /t/loss/colour = ") || !strings.Contains(last, "--resilient") {
+	if !strings.HasPrefix(last, "zkconfig: config: lost the connection to ZooKeeper while writing "+dir+"/colour = ") || !strings.Contains(last, "--resilient") {
 		t.Fatalf("last line %q, want one that says the connection was lost while writing, and points to --resilient", last)
 	}
-	if got := len(values(t, updater.Stdout(), "/t/loss/colour")); got > before+1 {
+	if got := len(values(t, updater.Stdout(), dir+"/colour")); got > before+1 {
 		t.Fatalf("%d values after the reset, want at most the one answered before it", got-before)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,6 +56,13 @@ func server(t *testing.T) string {
 	}
 	return servers[0]
 }
+
+// runs numbers the base paths of the tests, so that a test run again on
+// the same server (go test -count=2) starts from nothing as the first did.
+var runs atomic.Int64
+
+// fresh returns base with a number that no earlier call returned.
+func fresh(base string) string { return fmt.Sprintf("%s-%d", base, runs.Add(1)) }
 
 // result is how a finished run of zkconfig went.
 type result struct {

@@ -70,7 +70,13 @@ func Example() {
 	}
 	value, err := store.Read(ctx, "colour")
 	fmt.Println("a latecomer reads", value, err)
-	_, err = store.Read(ctx, "size")
+
+	// The master retires the key.
+	if err := store.Delete(ctx, "colour"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = store.Read(ctx, "colour")
 	fmt.Println(err)
 	// Output:
 	// the master wrote blue
@@ -78,7 +84,7 @@ func Example() {
 	// the master wrote green
 	// the worker reads green
 	// a latecomer reads green <nil>
-	// config: no such key: size (/example-config/size)
+	// config: no such key: colour (/example-config/colour)
 }
 
 // A watch fires once. Two writes after a read with a watch make one event;
@@ -110,10 +116,18 @@ func ExampleStore_ReadW() {
 	for ev := range changed {
 		fmt.Println("event:", ev.Type)
 	}
-	v, _, err = store.ReadW(ctx, "size")
+	v, changed, err = store.ReadW(ctx, "size")
 	fmt.Println("read again:", v.Data, v.Version, err)
+
+	// Deleting the key fires the new watch.
+	if err := store.Delete(ctx, "size"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("event:", (<-changed).Type)
 	// Output:
 	// exists: false <nil>
 	// event: EventNodeCreated
 	// read again: L 2 <nil>
+	// event: EventNodeDeleted
 }

@@ -3,7 +3,9 @@ package config_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +52,13 @@ func client(t *testing.T, servers []string, timeout time.Duration, opts ...recov
 	return rz
 }
 
+// runs numbers the base paths of the tests, so that a test run again on
+// the same server (go test -count=2) starts from nothing as the first did.
+var runs atomic.Int64
+
+// fresh returns base with a number that no earlier call returned.
+func fresh(base string) string { return fmt.Sprintf("%s-%d", base, runs.Add(1)) }
+
 // newStore is a Store under base on rz, logging to the test.
 func newStore(t *testing.T, rz *recoverable.RecoverableZookeeper, base string, opts ...config.Option) *config.Store {
 	t.Helper()
@@ -75,15 +84,16 @@ func raw(t *testing.T, path string) (string, *zk.Stat) {
 // Reads see what was written; a missing key is ErrNotFound.
 func TestWriteCreatesThenSets(t *testing.T) {
 	ctx := testCtx(t)
-	store := newStore(t, client(t, server(t), 2*time.Second), "/t-write/nested")
-	if _, err := store.Read(ctx, "colour"); !errors.Is(err, config.ErrNotFound) || !strings.Contains(err.Error(), "/t-write/nested/colour") {
+	base := fresh("/t-write") + "/nested"
+	store := newStore(t, client(t, server(t), 2*time.Second), base)
+	if _, err := store.Read(ctx, "colour"); !errors.Is(err, config.ErrNotFound) || !strings.Contains(err.Error(), base+"/colour") {
 		t.Fatalf("read before any write: %v, want ErrNotFound naming the znode", err)
 	}
 	for i, value := range []string{"blue", "green", "green", ""} {
 		if err := store.Write(ctx, "colour", value); err != nil {
 			t.Fatalf("write %q: %v", value, err)
 		}
-		data, st := raw(t, "/t-write/nested/colour")
+		data, st := raw(t, base+"/colour")
 		if data != value || st.Version != int32(i) {
 			t.Fatalf("after write %d: znode holds %q at version %d, want %q at %d", i, data, st.Version, value, i)
 		}
@@ -91,13 +101,24 @@ func TestWriteCreatesThenSets(t *testing.T) {
 			t.Fatalf("read after write %d: %q, %v; want %q", i, got, err, value)
 		}
 	}
+	// Delete is idempotent: the second finds nothing to delete, and says
+	// nothing of it.
+	for i := 0; i < 2; i++ {
+		if err := store.Delete(ctx, "colour"); err != nil {
+			t.Fatalf("delete %d: %v", i+1, err)
+		}
+	}
+	if _, err := store.Read(ctx, "colour"); !errors.Is(err, config.ErrNotFound) {
+		t.Fatalf("read after the delete: %v, want ErrNotFound", err)
+	}
 }
 
 // Bad keys and values are refused before any request: nothing is created.
 func TestBadKeyOrValueCreatesNothing(t *testing.T) {
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
-	store := newStore(t, rz, "/t-bad")
+	base := fresh("/t-bad")
+	store := newStore(t, rz, base)
 	for _, key := range []string{"", "a/b", "..", "a b"} {
 		if err := store.Write(ctx, key, "v"); !errors.Is(err, config.ErrInvalidKey) {
 			t.Errorf("write to key %q: %v, want ErrInvalidKey", key, err)
@@ -112,8 +133,8 @@ func TestBadKeyOrValueCreatesNothing(t *testing.T) {
 	if err := store.Write(ctx, "k", strings.Repeat("x", config.MaxValueLen+1)); !errors.Is(err, config.ErrValueTooLarge) {
 		t.Errorf("an oversized value: %v, want ErrValueTooLarge", err)
 	}
-	if ok, _, err := rz.Exists(ctx, "/t-bad"); err != nil || ok {
-		t.Fatalf("/t-bad exists = %v (%v) after refused writes, want nothing created", ok, err)
+	if ok, _, err := rz.Exists(ctx, base); err != nil || ok {
+		t.Fatalf("%s exists = %v (%v) after refused writes, want nothing created", base, ok, err)
 	}
 }
 
@@ -122,12 +143,13 @@ func TestBadKeyOrValueCreatesNothing(t *testing.T) {
 func TestWriteCreatesWithTheACL(t *testing.T) {
 	ctx := testCtx(t)
 	owner := client(t, server(t), 2*time.Second, recoverable.WithDigestAuth("ann:secret"))
-	store := newStore(t, owner, "/t-acl", config.WithACL(recoverable.DigestACL("ann:secret")))
+	base := fresh("/t-acl")
+	store := newStore(t, owner, base, config.WithACL(recoverable.DigestACL("ann:secret")))
 	if err := store.Write(ctx, "colour", "blue"); err != nil {
 		t.Fatal(err)
 	}
 	stranger := client(t, server(t), 2*time.Second)
-	other := newStore(t, stranger, "/t-acl")
+	other := newStore(t, stranger, base)
 	if got, err := other.Read(ctx, "colour"); err != nil || got != "blue" {
 		t.Fatalf("a stranger reads %q, %v; want blue", got, err)
 	}
@@ -137,7 +159,7 @@ func TestWriteCreatesWithTheACL(t *testing.T) {
 	if err := other.Write(ctx, "size", "L"); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("a stranger's create under the base: %v, want zk.ErrNoAuth", err)
 	}
-	if got, _ := raw(t, "/t-acl/colour"); got != "blue" {
+	if got, _ := raw(t, base+"/colour"); got != "blue" {
 		t.Fatalf("after the stranger's tries the key holds %q, want blue", got)
 	}
 }
@@ -146,7 +168,7 @@ func TestWriteCreatesWithTheACL(t *testing.T) {
 // closed. Only a new read sets a new watch.
 func TestReadWFiresOnce(t *testing.T) {
 	ctx := testCtx(t)
-	store := newStore(t, client(t, server(t), 2*time.Second), "/t-readw")
+	store := newStore(t, client(t, server(t), 2*time.Second), fresh("/t-readw"))
 	if err := store.Write(ctx, "k", "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +208,7 @@ func TestLostCreateReply(t *testing.T) {
 		if resilient {
 			opts = append(opts, config.WithRetry(recoverable.RetryCounterFactory{MaxRetries: 5, Interval: 50 * time.Millisecond}))
 		}
-		base := "/t-lost-plain"
-		if resilient {
-			base = "/t-lost-resilient"
-		}
+		base := fresh("/t-lost")
 		store := newStore(t, rz, base, opts...)
 		if err := store.Write(ctx, "other", "x"); err != nil { // the base exists: the trap is the key's create
 			t.Fatal(err)

@@ -57,12 +57,13 @@ func watch(t *testing.T, store *config.Store, key string) <-chan config.Value {
 func TestWatchFollowsCreateChangeDelete(t *testing.T) {
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
-	store := newStore(t, rz, "/t-follow")
+	base := fresh("/t-follow")
+	store := newStore(t, rz, base)
 	values := watch(t, store, "k")
 	if v := next(t, values, "start"); v.Exists {
 		t.Fatalf("first value %+v, want a key that does not exist", v)
 	}
-	writer := newStore(t, client(t, server(t), 2*time.Second), "/t-follow")
+	writer := newStore(t, client(t, server(t), 2*time.Second), base)
 	for _, want := range []string{"1", "2", "2"} {
 		if err := writer.Write(ctx, "k", want); err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func TestWatchFollowsCreateChangeDelete(t *testing.T) {
 			t.Fatalf("after writing %s: %+v", want, v)
 		}
 	}
-	if err := rz.Delete(ctx, "/t-follow/k", -1); err != nil {
+	if err := writer.Delete(ctx, "k"); err != nil {
 		t.Fatal(err)
 	}
 	if v := next(t, values, "after the delete"); v.Exists {
@@ -94,7 +95,8 @@ func TestWatchFollowsCreateChangeDelete(t *testing.T) {
 func TestWatchSeesTheLatestNotEveryValue(t *testing.T) {
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
-	store := newStore(t, rz, "/t-miss")
+	base := fresh("/t-miss")
+	store := newStore(t, rz, base)
 	if err := store.Write(ctx, "k", "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestWatchSeesTheLatestNotEveryValue(t *testing.T) {
 	// for us to take it.
 	eventually(t, 10*time.Second, "the watch is set", func() bool {
 		w, err := fourletter.Watches(ctx, server(t)[0])
-		return err == nil && slices.Contains(w[rz.SessionID()], "/t-miss/k")
+		return err == nil && slices.Contains(w[rz.SessionID()], base+"/k")
 	})
 	for _, v := range []string{"2", "3"} {
 		if err := store.Write(ctx, "k", v); err != nil {
@@ -126,8 +128,9 @@ func TestWatchSurvivesAReconnect(t *testing.T) {
 	ctx := testCtx(t)
 	proxy := zktest.NewProxy(t, server(t)[0])
 	rz := client(t, []string{proxy.Addr()}, 4*time.Second)
-	values := watch(t, newStore(t, rz, "/t-reconnect"), "k")
-	writer := newStore(t, client(t, server(t), 2*time.Second), "/t-reconnect")
+	base := fresh("/t-reconnect")
+	values := watch(t, newStore(t, rz, base), "k")
+	writer := newStore(t, client(t, server(t), 2*time.Second), base)
 	if err := writer.Write(ctx, "k", "before"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +164,9 @@ func TestWatchSurvivesSessionExpiry(t *testing.T) {
 	ctx := testCtx(t)
 	proxy := zktest.NewProxy(t, server(t)[0])
 	rz := client(t, []string{proxy.Addr()}, time.Second)
-	values := watch(t, newStore(t, rz, "/t-expiry"), "k")
-	writer := newStore(t, client(t, server(t), 2*time.Second), "/t-expiry")
+	base := fresh("/t-expiry")
+	values := watch(t, newStore(t, rz, base), "k")
+	writer := newStore(t, client(t, server(t), 2*time.Second), base)
 	if err := writer.Write(ctx, "k", "before"); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +199,7 @@ func TestWatchSurvivesSessionExpiry(t *testing.T) {
 // The channel closes when the context ends, and when the session closes.
 func TestWatchEnds(t *testing.T) {
 	rz := client(t, server(t), 2*time.Second)
-	store := newStore(t, rz, "/t-ends")
+	store := newStore(t, rz, fresh("/t-ends"))
 	ctx, cancel := context.WithCancel(context.Background())
 	values, err := store.Watch(ctx, "k")
 	if err != nil {

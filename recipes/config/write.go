@@ -81,3 +81,17 @@ func (s *Store) writeOnce(ctx context.Context, path string, data []byte) error {
 		// ours whose reply was lost: set it after all.
 	}
 }
+
+// Delete removes key. Like Write it is idempotent: a key that is already
+// gone is not an error, so a delete whose reply was lost may be made again.
+// Watchers see the key vanish (Value.Exists is false).
+func (s *Store) Delete(ctx context.Context, key string) error {
+	path, err := s.Path(key)
+	if err != nil {
+		return err
+	}
+	if err := s.rz.Delete(ctx, path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return classify(err)
+	}
+	return nil
+}

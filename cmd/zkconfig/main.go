@@ -1,0 +1,64 @@
+// Command zkconfig is the configuration service of the ZooKeeper chapter of
+// "Hadoop: The Definitive Guide", run from a terminal: `update` writes a
+// random value to a key every few seconds (ConfigUpdater, or with
+// --resilient ResilientConfigUpdater), `watch` prints every value of a key
+// it sees (ConfigWatcher), and `set` and `get` are for hand use. Keys are
+// znodes under /config (--path). Values go to stdout, logs to stderr.
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/usage"
+)
+
+func main() { cmdline.Main(newApp()) }
+
+func newApp() *cli.App {
+	usage.Install()
+	app := &cli.App{
+		Name:    "zkconfig",
+		Usage:   "a configuration service in ZooKeeper: write a key, watch it change",
+		Version: usage.Version(),
+		UsageText: "zkconfig update [options] KEY        write a random value every few seconds\n" +
+			"zkconfig watch [options] KEY         print every value of KEY it sees\n" +
+			"zkconfig set [options] KEY VALUE     write one value\n" +
+			"zkconfig get [options] KEY           print the value",
+		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
+		Flags:                 []cli.Flag{cli.HelpFlag}, // urfave adds it only when it adds its own help command
+		Commands:              []*cli.Command{updateCommand(), watchCommand(), setCommand(), getCommand(), helpCommand()},
+		OnUsageError:          cmdline.OnUsageError,
+		HideHelpCommand:       true,
+		Before:                cmdline.TakenValues,
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			return cmdline.Usage("no command %q (want update, watch, set, get or help)", c.Args().First())
+		},
+	}
+	for _, c := range app.Commands {
+		c.Before = cmdline.TakenValues
+		c.OnUsageError = cmdline.OnUsageError
+	}
+	return app
+}
+
+// helpCommand is `zkconfig help [COMMAND]`: the same as --help.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name: "help", Usage: "show this help, or a command's: zkconfig help watch", ArgsUsage: "[COMMAND]",
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return cli.ShowAppHelp(c)
+			}
+			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
+				return cmdline.Usage("help: no command %q (want update, watch, set, get or help)", strings.Join(c.Args().Slice(), " "))
+			}
+			return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First())
+		},
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/fourletter"
+	"zkspeaker/internal/usage"
+	"zkspeaker/recipes/config"
+	"zkspeaker/recoverable"
+)
+
+// commonFlags are the flags of every command that talks to ZooKeeper. Each
+// command has its own copy, so that they go after the command's name:
+// `zkconfig watch -s host:2181 colour`. logLevel is the command's default:
+// info for update and watch, which run on and tell how they fare; warn for
+// set and get, whose output a script may read.
+func commonFlags(logLevel string) []cli.Flag {
+	return []cli.Flag{
+		cmdline.ServersFlag(),
+		&cli.StringFlag{Name: "path", Value: config.DefaultBase, Usage: "the znode under which keys live, `/znode/path`; KEY is its child"},
+		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
+		&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; znodes zkconfig creates then only this identity may change"},
+		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
+	}
+}
+
+// settings are the common flags after every one was checked.
+type settings struct {
+	servers        []string
+	base           string
+	sessionTimeout time.Duration
+	auth           string
+	logLevel       slog.Level
+}
+
+// parseSettings checks the common flags, before anything is sent.
+func parseSettings(c *cli.Context) (settings, error) {
+	s := settings{base: c.String("path"), auth: c.String("auth")}
+	var err error
+	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+		return s, err
+	}
+	if err := config.ValidatePath(s.base); err != nil {
+		return s, cmdline.BadFlag("path", "%s", strings.TrimPrefix(err.Error(), config.ErrInvalidPath.Error()+": "))
+	}
+	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
+		return s, err
+	}
+	if s.auth != "" {
+		user, password, ok := strings.Cut(s.auth, ":")
+		if !ok || user == "" || password == "" || strings.ContainsFunc(s.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			// The value is not echoed: it holds a password.
+			return s, cmdline.BadFlag("auth", "must be user:password, both non-empty, without whitespace")
+		}
+	}
+	if err := s.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return s, cmdline.BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
+	}
+	return s, nil
+}
+
+// args returns the command's arguments, named as in its usage (KEY, VALUE),
+// after checking that there are exactly that many and that the key is
+// valid. urfave/cli stops reading flags at the first argument, so a flag
+// written after KEY arrives here as an argument, and is named as a flag.
+func args(c *cli.Context, names ...string) ([]string, error) {
+	got := c.Args().Slice()
+	var known []string
+	for _, f := range c.Command.Flags {
+		known = append(known, f.Names()...)
+	}
+	for _, a := range got {
+		if flag := usage.TakenFlag(a, known); flag != "" {
+			return nil, cmdline.Usage("%s: flags go before %s (see zkconfig %s --help)", flag, names[0], c.Command.Name)
+		}
+	}
+	if len(got) < len(names) {
+		return nil, cmdline.Usage("%s: missing %s (usage: zkconfig %s [options] %s)", c.Command.Name, names[len(got)], c.Command.Name, strings.Join(names, " "))
+	}
+	if len(got) > len(names) {
+		extra, hint := got[len(names)], ""
+		if strings.HasPrefix(extra, "-") {
+			hint = fmt.Sprintf(" (it is no flag of zkconfig %s, and flags go before %s)", c.Command.Name, names[0])
+		}
+		return nil, cmdline.Usage("%s: unexpected argument %q after %s%s", c.Command.Name, extra, strings.Join(names, " "), hint)
+	}
+	if err := config.ValidateKey(got[0]); err != nil {
+		return nil, cmdline.Usage("%s %q: %s", names[0], got[0], strings.TrimPrefix(err.Error(), config.ErrInvalidKey.Error()+": "))
+	}
+	return got, nil
+}
+
+// logger writes the log to stderr at the chosen level.
+func (s settings) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
+}
+
+// connect starts a client with retry's retries for each single request,
+// and a Store on it that creates znodes with the ACL that --auth asks for.
+func (s settings) connect(log *slog.Logger, retry recoverable.RetryCounterFactory, storeOpts ...config.Option) (*recoverable.RecoverableZookeeper, *config.Store, error) {
+	opts := []recoverable.Option{recoverable.WithRetry(retry), recoverable.WithLogger(log)}
+	acl := zk.WorldACL(zk.PermAll) // open to all, as in the chapter
+	if s.auth != "" {
+		opts = append(opts, recoverable.WithDigestAuth(s.auth))
+		acl = recoverable.DigestACL(s.auth)
+	}
+	rz, err := recoverable.Connect(s.servers, s.sessionTimeout, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := config.New(rz, append([]config.Option{config.WithBase(s.base), config.WithACL(acl), config.WithLogger(log)}, storeOpts...)...)
+	if err != nil {
+		rz.Close()
+		return nil, nil, err
+	}
+	return rz, store, nil
+}
+
+// warnUnreachable says so at once when no server answers at all: the
+// client alone would try again and again without a word.
+func (s settings) warnUnreachable(ctx context.Context, log *slog.Logger) {
+	if err := fourletter.CheckReachable(ctx, s.servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
+		log.Warn(err.Error())
+	}
+}
+
+// closeWithin closes rz, but returns after d even when ZooKeeper does not
+// answer the close: the session then expires on its own, and the process
+// exits, which ends the close's goroutine with it.
+func closeWithin(rz *recoverable.RecoverableZookeeper, log *slog.Logger, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rz.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		log.Warn("ZooKeeper did not answer the close in time; the session will expire on its own")
+	}
+}
+
+// stamp is the time at the head of each line of update and watch.
+func stamp(t time.Time) string { return t.Format("15:04:05.000") }
+
+// line is one value as update and watch print it: the same format, so that
+// the watcher's output reads as the updater's with some lines missing.
+func line(t time.Time, path, value string) string {
+	return fmt.Sprintf("%s %s = %s\n", stamp(t), path, value)
+}

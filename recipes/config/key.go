@@ -1,0 +1,75 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultBase is the znode under which keys live: key "colour" is the znode
+// /config/colour. The chapter used one znode, /config, for its one key.
+const DefaultBase = "/config"
+
+// MaxKeyLen is the longest key, in bytes: a file name's limit, and far
+// below what ZooKeeper allows, so that a key reads well in a log line.
+const MaxKeyLen = 255
+
+// MaxValueLen is the largest value, in bytes. ZooKeeper refuses a request
+// larger than its jute.maxbuffer (1 MiB less one byte by default), and the
+// request carries the path too.
+const MaxValueLen = 1000 * 1000
+
+// ValidateKey checks that key names one znode under the base path: 1 to
+// MaxKeyLen letters, digits, '.', '_' or '-', and neither "." nor "..".
+// Keys are checked before any request, so that a bad one creates nothing.
+// A slash is refused: "a/b" would need a parent znode that a later delete of
+// "a" would leave behind, which is more than this service promises.
+func ValidateKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: it is empty", ErrInvalidKey)
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("%w: it is %d bytes long, at most %d allowed", ErrInvalidKey, len(key), MaxKeyLen)
+	case key == "." || key == "..":
+		return fmt.Errorf("%w: . and .. are not znode names", ErrInvalidKey)
+	}
+	for _, r := range key {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return fmt.Errorf("%w: %q is not allowed; use letters, digits, '.', '_' and '-'", ErrInvalidKey, r)
+		}
+	}
+	return nil
+}
+
+// ValidateValue checks that ZooKeeper will take value in one znode.
+func ValidateValue(value string) error {
+	if len(value) > MaxValueLen {
+		return fmt.Errorf("%w: it is %d bytes, at most %d fit in a znode", ErrValueTooLarge, len(value), MaxValueLen)
+	}
+	return nil
+}
+
+// ValidatePath checks a base path: absolute, below the root, no empty, "."
+// or ".." component, no control character, and not under /zookeeper, which
+// the servers keep for themselves.
+func ValidatePath(p string) error {
+	switch {
+	case !strings.HasPrefix(p, "/"):
+		return fmt.Errorf("%w: %q is not absolute (it must start with /)", ErrInvalidPath, p)
+	case p == "/":
+		return fmt.Errorf("%w: keys cannot live in the root itself; use a znode below it, such as %s", ErrInvalidPath, DefaultBase)
+	case strings.HasSuffix(p, "/"):
+		return fmt.Errorf("%w: %q ends in /", ErrInvalidPath, p)
+	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
+		return fmt.Errorf("%w: %q is under /zookeeper, which ZooKeeper reserves", ErrInvalidPath, p)
+	}
+	for _, part := range strings.Split(p[1:], "/") {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("%w: %q has an empty, . or .. component", ErrInvalidPath, p)
+		}
+		if strings.ContainsFunc(part, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return fmt.Errorf("%w: %q has a control character", ErrInvalidPath, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+// Package config is the configuration service of the ZooKeeper chapter of
+// "Hadoop: The Definitive Guide": a Store that keeps string values in
+// znodes, one znode per key under a base path (/config/colour for the key
+// colour), and lets clients follow a key as it changes.
+//
+// Store.Write is the chapter's ActiveKeyValueStore.write: it creates the
+// znode or sets it, and is idempotent, so that a write whose connection
+// dropped can simply be written again (WithRetry). Store.ReadW is its
+// read with a watch: a value, and a channel that fires once at the next
+// change, as every ZooKeeper watch does. Store.Watch is the chapter's
+// ConfigWatcher: it sets the watch again after every event and reads the
+// key again, across reconnects and session expiries.
+//
+// The chapter assumes one writer at a time (a master telling its workers);
+// so does this package. Two writers do no harm to the znodes, but the last
+// write wins.
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// Store is a key-value store in ZooKeeper: the chapter's ActiveKeyValueStore.
+// It holds no state of its own besides its settings, so one Store may be
+// used by many goroutines at once; its session is the RecoverableZookeeper
+// it was made with, which its owner closes.
+type Store struct {
+	rz    *recoverable.RecoverableZookeeper
+	base  string
+	acl   []zk.ACL
+	retry *recoverable.RetryCounterFactory // nil: each write is tried once
+	log   *slog.Logger
+}
+
+// Option configures a Store.
+type Option func(*options)
+
+type options struct {
+	base  string
+	acl   []zk.ACL
+	retry *recoverable.RetryCounterFactory
+	log   *slog.Logger
+}
+
+// WithBase sets the znode under which keys live (DefaultBase otherwise). It
+// is created, with its parents, by the first Write.
+func WithBase(path string) Option { return func(o *options) { o.base = path } }
+
+// WithACL sets the ACL of the znodes the Store creates: the keys and the
+// base path. The default, zk.WorldACL(zk.PermAll), lets anyone change them,
+// as in the chapter; recoverable.DigestACL keeps them to one identity.
+func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
+
+// WithRetry makes Write resilient, as in the chapter's second version of
+// write: after a connection loss the whole write is tried again, with the
+// backoff of a RetryCounter made by f, until it lands or the retries run
+// out. Without it a Write makes one attempt and returns ErrConnectionLoss.
+// Only the connection loss is retried: an expired session is the caller's
+// to handle (see ErrSessionExpired).
+func WithRetry(f recoverable.RetryCounterFactory) Option {
+	return func(o *options) { o.retry = &f }
+}
+
+// WithLogger sets the logger for the retries of Write and the re-reads of
+// Watch (slog.Default() otherwise).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// New returns a Store on the session of rz. It sends nothing to ZooKeeper:
+// the base path is created by the first Write. It fails with
+// ErrInvalidPath for a bad WithBase.
+func New(rz *recoverable.RecoverableZookeeper, opts ...Option) (*Store, error) {
+	o := options{base: DefaultBase, acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := ValidatePath(o.base); err != nil {
+		return nil, err
+	}
+	if len(o.acl) == 0 {
+		return nil, errors.New("config: WithACL: the ACL is empty; ZooKeeper would refuse every create")
+	}
+	return &Store{rz: rz, base: o.base, acl: o.acl, retry: o.retry, log: o.log}, nil
+}
+
+// Base returns the znode under which the keys live.
+func (s *Store) Base() string { return s.base }
+
+// Path returns the znode of key, or ErrInvalidKey.
+func (s *Store) Path(key string) (string, error) {
+	if err := ValidateKey(key); err != nil {
+		return "", err
+	}
+	return s.base + "/" + key, nil
+}
+
+// Value is what one read of a key found.
+type Value struct {
+	// Key is the key read.
+	Key string
+	// Exists is false when the key has no znode: never written, or deleted.
+	Exists bool
+	// Data is the value, "" when the key does not exist.
+	Data string
+	// Zxid is the ZooKeeper transaction that wrote Data (the znode's mzxid).
+	// Every write has its own, larger than any before it, even one that
+	// writes the same data again: it tells two writes apart and orders them.
+	Zxid int64
+	// Version counts the writes of Data since the key was created.
+	Version int32
+	// Modified is when the write was applied, by the servers' clocks.
+	Modified time.Time
+}
+
+// valueOf is the Value of an existing znode.
+func valueOf(key string, data []byte, st *zk.Stat) Value {
+	return Value{Key: key, Exists: true, Data: string(data), Zxid: st.Mzxid, Version: st.Version,
+		Modified: time.UnixMilli(st.Mtime)}
+}
+
+// Read returns the value of key, or an error that errors.Is matches to
+// ErrNotFound when the key does not exist. It makes one attempt (beyond the
+// retries of the RecoverableZookeeper itself): a read is idempotent, so a
+// caller may simply call it again after ErrConnectionLoss.
+func (s *Store) Read(ctx context.Context, key string) (string, error) {
+	path, err := s.Path(key)
+	if err != nil {
+		return "", err
+	}
+	data, _, err := s.rz.Get(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", fmt.Errorf("%w: %s (%s)", ErrNotFound, key, path)
+	}
+	if err != nil {
+		return "", classify(err)
+	}
+	return string(data), nil
+}
+
+// ReadW reads key and leaves a watch on it: the chapter's read(path,
+// watcher). The channel receives one event at the key's next change
+// (written, created or deleted), or zk.EventNotWatching when the session
+// that set the watch ends; then it is closed. It never fires twice: to
+// follow a key, read it again after each event, or use Watch.
+//
+// A key that does not exist is not an error here: the Value says so
+// (Exists is false), and the channel fires when the key is created.
+func (s *Store) ReadW(ctx context.Context, key string) (Value, <-chan zk.Event, error) {
+	path, err := s.Path(key)
+	if err != nil {
+		return Value{Key: key}, nil, err
+	}
+	for {
+		data, st, changed, err := s.rz.GetW(ctx, path)
+		if err == nil {
+			return valueOf(key, data, st), changed, nil
+		}
+		if !errors.Is(err, zk.ErrNoNode) {
+			return Value{Key: key}, nil, classify(err)
+		}
+		// A data watch cannot be set on a missing znode; an exists watch
+		// can, and fires when the key is created.
+		ok, _, created, err := s.rz.ExistsW(ctx, path)
+		if err != nil {
+			return Value{Key: key}, nil, classify(err)
+		}
+		if !ok {
+			return Value{Key: key}, created, nil
+		}
+		// Created between the two requests: read it. The exists watch we
+		// just set fires once at its next change, into a buffered channel
+		// nobody reads, and is dropped.
+	}
+}

@@ -51,7 +51,7 @@ staticcheck:
 shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
-## test: everything, against real ZooKeeper servers (about 8 minutes on 2 cores)
+## test: everything, against real ZooKeeper servers (about 10 minutes on 2 cores)
 test: deps vet staticcheck shellcheck
 	@$(MAKE) --no-print-directory test-packages
 
@@ -60,9 +60,15 @@ test: deps vet staticcheck shellcheck
 # only after those listed before it, and cmd/speaker, listed first, takes
 # minutes: nothing showed for all that time.
 JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+#
+# internal/chaos runs alone, after the others: its soak keeps three JVMs
+# and five speakers busy for half a minute, and beside cmd/speaker's fault
+# tests, which hold real processes to bounds derived from the session
+# timeout, it made a successor 63 ms late on a 2-core machine.
 test-packages:
-	@echo "go test: each package prints ok as it passes; all of them take about 8 minutes on 2 cores"
-	set -o pipefail; $(GO) list ./... | xargs -n 1 -P $(JOBS) $(GO) test -race -count=1 -timeout 20m
+	@echo "go test: each package prints ok as it passes; all of them take about 10 minutes on 2 cores"
+	set -o pipefail; $(GO) list ./... | grep -v '/internal/chaos$$' | xargs -n 1 -P $(JOBS) $(GO) test -race -count=1 -timeout 20m
+	$(GO) test -race -count=1 -timeout 20m ./internal/chaos
 
 ## test-short: unit tests only, no ZooKeeper needed
 test-short:

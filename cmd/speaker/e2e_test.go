@@ -166,6 +166,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "election", args: []string{"--election", "raft"}, sub: "chaos"},
 		{flag: "fence", args: []string{"--fence", "--policy", "at-least-one"}, sub: "chaos"},
 		{flag: "faults", args: []string{"--faults", "kill,meteor"}, sub: "chaos"},
+		{flag: "faults", args: []string{"--faults", "quorum-loss", "--servers", "1"}, sub: "chaos"},
 		{flag: "dir", args: []string{"--dir", dir}, sub: "chaos"}, // not empty
 		// A folder is no out file, and checking it must not create it.
 		{flag: "out", args: []string{"--out", filepath.Join(dir, "fo") + "/"}},

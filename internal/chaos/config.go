@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -54,6 +55,9 @@ var ErrConfig = errors.New("chaos: bad configuration")
 func Validate(c Config) error {
 	if err := c.check(); err != nil {
 		return err
+	}
+	if c.Servers == 1 && len(c.Kinds) > 0 && !slices.ContainsFunc(c.Kinds, func(k Kind) bool { return k != QuorumLoss }) {
+		return fmt.Errorf("%w: --faults quorum-loss needs --servers 3: one server has no quorum to lose", ErrConfig)
 	}
 	if entries, err := os.ReadDir(c.Dir); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%w: --dir %s is not empty: one soak's files are never mixed with another's", ErrConfig, c.Dir)

@@ -20,7 +20,7 @@ import (
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure graceful failover, from the exit to the next fsynced line, and what it costs ZooKeeper, beside zk.Lock, as the number of candidates grows",
+		Usage: "measure graceful failover, from the exit to the next fsynced line, and what it costs ZooKeeper, beside our lock and zk.Lock, as the number of candidates grows",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a standalone server of our own)"},
 			&cli.StringFlag{Name: "candidates", Value: "3,100,1000", Usage: "numbers of candidates, comma-separated, each 2 to 10000"},

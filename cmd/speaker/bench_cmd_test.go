@@ -64,8 +64,8 @@ func TestBenchCounts(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	const n = 6
 	rows := runBench(t, "--servers", cluster.ConnString(), "--candidates", "6", "--rounds", "3", "--warmup", "1", "--process-window", "0")
-	if len(rows) != 4 {
-		t.Fatalf("want 4 rows (sequential predecessor and children, single-file, zk.Lock), got %+v", rows)
+	if len(rows) != 5 {
+		t.Fatalf("want 5 rows (sequential predecessor and children, single-file, our lock, zk.Lock), got %+v", rows)
 	}
 	// Per failover, by recipe:
 	//   path: the leaver's requests and the successor's until its first line
@@ -81,12 +81,16 @@ func TestBenchCounts(t *testing.T) {
 	// - single-file: the leaver's exists (is it still ours?) and delete;
 	//   each waiter's create and exists together; all creates but one fail,
 	//   and a failed create is a transaction too.
+	// - lock (recipes/lock): the sequential recipe under a lock's API, so
+	//   the same as predecessor: its holder's own watch goes out once Lock
+	//   has returned, after the decision is counted.
 	// - zk.Lock: the delete; the successor lists the children.
 	type counts struct{ path, pathWrites, trips, notified, requests, writes float64 }
 	want := map[string]counts{
 		"sequential/predecessor": {2, 1, 1, 1, 3, 1},
 		"sequential/children":    {3, 1, 2, n - 1, 1 + (n - 1) + 1, 1},
 		"single-file/-":          {4, 2, 1, n - 1, 2 + 2*(n-1), n},
+		"lock/-":                 {2, 1, 1, 1, 3, 1},
 		"zk.Lock/-":              {2, 1, 1, 1, 2, 1},
 	}
 	for _, r := range rows {
@@ -125,8 +129,8 @@ func TestBenchOwnServer(t *testing.T) {
 			}
 		}
 	}
-	if len(rows) != 4 || strings.Join(roles, ",") != "leader,follower" {
-		t.Fatalf("want a failover row, the zk.Lock row, and leader and follower process rows, got %+v", rows)
+	if len(rows) != 5 || strings.Join(roles, ",") != "leader,follower" {
+		t.Fatalf("want a failover row, our lock's and zk.Lock's rows, and leader and follower process rows, got %+v", rows)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {

@@ -26,13 +26,13 @@ func sequential(w nodemonitor.WatchMode) Case {
 // BenchmarkFailover times the graceful failover path as `speaker bench`
 // does, from the leader's exit to its successor's first fsynced, confirmed
 // line, with N candidates on a local standalone server, for the sequential
-// recipe and for go-zookeeper's zk.Lock, the baseline. ns/op is the mean
+// recipe, for our lock, and for go-zookeeper's zk.Lock, the baseline. ns/op is the mean
 // failover; compare runs with benchstat. The critical path's requests and
 // round trips, and everyone's notifications, are reported beside it.
 func BenchmarkFailover(b *testing.B) {
 	cluster := zktest.Start(b, 1)
 	for _, n := range []int{3, 100} {
-		for _, bc := range []Case{sequential(nodemonitor.WatchPredecessor), LockBaseline()} {
+		for _, bc := range []Case{sequential(nodemonitor.WatchPredecessor), RecipeLock(), LockBaseline()} {
 			bc.Candidates = n
 			b.Run(fmt.Sprintf("%s/%d", bc, n), func(b *testing.B) {
 				bc.Rounds = b.N

@@ -62,7 +62,7 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 		cr.requests += after.Requests - before.Requests + leaving.Requests
 		cr.writes += after.zxid - before.zxid
 	}
-	leader.close() // the baseline's session, now that the failover is counted
+	leader.close() // a lock holder's session, now that the failover is counted
 	return b.spawn(ctx, cr, 1)
 }
 
@@ -108,7 +108,7 @@ func (b *Bench) spawn(ctx context.Context, cr *caseRun, n int) error {
 		return fmt.Errorf("%d candidates could not join (a server allows 60 connections per address unless maxClientCnxns=0, as ensemble.sh sets): %w",
 			n-len(slices.DeleteFunc(out, func(c contender) bool { return c == nil })), errs[i])
 	}
-	if cr.baseline {
+	if cr.locker != nil {
 		return b.awaitLockers(ctx, cr)
 	}
 	return nil
@@ -129,8 +129,8 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 		return nil, err
 	}
 	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s.txt", cr.Election, cr.Watch))
-	if cr.baseline {
-		h, err := newLockHolder(rz, out, cr.path+"/lock", cr.lines)
+	if cr.locker != nil {
+		h, err := newLockHolder(rz, cr.locker(rz, cr.path+"/lock", name, b.log), name, out, cr.lines)
 		if err != nil {
 			rz.Close()
 		}
@@ -154,8 +154,8 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 	return c, nil
 }
 
-// awaitLockers waits until every zk.Lock contender has its znode: Lock
-// gives no sign of it, so the folder is listed.
+// awaitLockers waits until every lock contender has its znode: neither
+// lock gives a sign of it, so the folder is listed.
 func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
 	rz := cr.live[len(cr.live)-1].session()
 	deadline := time.Now().Add(30 * time.Second)
@@ -165,7 +165,7 @@ func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("zk.Lock contenders did not all queue within 30s (%d of %d): %v", len(children), len(cr.live), err)
+			return fmt.Errorf("%s contenders did not all queue within 30s (%d of %d): %v", cr.Election, len(children), len(cr.live), err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // contender is one candidate of a case, whatever its recipe: a speaker on
-// one of our monitors, or a holder of go-zookeeper's zk.Lock (the baseline).
+// one of our monitors, or a holder of a lock: ours, or go-zookeeper's
+// zk.Lock (the baseline).
 type contender interface {
 	// leads reports whether it has written its first line as the leader.
 	leads() bool

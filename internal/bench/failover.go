@@ -38,7 +38,9 @@ type Case struct {
 	// Rounds is how many failovers are measured.
 	Rounds int
 
-	baseline bool // zk.Lock's row (LockBaseline), not one of ours
+	// locker makes one contender of a lock's row (LockBaseline,
+	// RecipeLock), in place of New: path is the lock znode.
+	locker func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker
 }
 
 // String names the recipe, as "sequential/predecessor" or "single-file".

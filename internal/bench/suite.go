@@ -13,8 +13,8 @@ import (
 	"zkspeaker/internal/ensemble"
 )
 
-// Suite is what `speaker bench` runs: its cases, side by side with the
-// zk.Lock baseline at each number of candidates, on servers or on a
+// Suite is what `speaker bench` runs: its cases, side by side with our
+// lock and the zk.Lock baseline at each number of candidates, on servers or on a
 // standalone server of its own, then a look at a speaker process's cost.
 type Suite struct {
 	Servers []string // nil: start a standalone server for the run
@@ -77,7 +77,7 @@ func RunSuite(ctx context.Context, s Suite, out, progress io.Writer) error {
 }
 
 // byCandidates groups cases by their number of candidates, in the order
-// the numbers first come, and adds the baseline to each group.
+// the numbers first come, and adds our lock and the baseline to each group.
 func byCandidates(cases []Case) [][]Case {
 	var groups [][]Case
 	for _, bc := range cases {
@@ -89,9 +89,11 @@ func byCandidates(cases []Case) [][]Case {
 		groups[i] = append(groups[i], bc)
 	}
 	for i, g := range groups {
-		base := LockBaseline()
-		base.Candidates, base.Rounds = g[0].Candidates, g[0].Rounds
-		groups[i] = append(g, base)
+		for _, l := range []Case{RecipeLock(), LockBaseline()} {
+			l.Candidates, l.Rounds = g[0].Candidates, g[0].Rounds
+			g = append(g, l)
+		}
+		groups[i] = g
 	}
 	return groups
 }

@@ -17,6 +17,7 @@ type acquisition struct {
 type holder struct {
 	name     string
 	acquired chan acquisition // one value, the first acquisition
+	acted    chan struct{}    // closed when Lock has returned the lock to its caller
 	lost     chan struct{}    // closed at the first stop after an acquisition
 
 	mu       sync.Mutex
@@ -39,6 +40,12 @@ func (h *holder) StartSpeaking(confirm func(ctx context.Context) (int64, time.Ti
 	default:
 	}
 }
+
+// Acted is closed once Lock has handed the lock to its caller. The engine
+// sets the holder's watch on its own znode only then, so that the watch's
+// round trip is not on the handover's path (issue 14); until then, the
+// confirm has just proved the znode is there.
+func (h *holder) Acted() <-chan struct{} { return h.acted }
 
 // StopSpeaking is the lock lost, if it was held.
 func (h *holder) StopSpeaking() {

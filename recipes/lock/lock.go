@@ -59,7 +59,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		return errors.New("lock: Lock called twice on one Lock; make a new one")
 	}
 	l.started = true
-	h := &holder{name: l.name, acquired: make(chan acquisition, 1), lost: make(chan struct{})}
+	h := &holder{name: l.name, acquired: make(chan acquisition, 1), acted: make(chan struct{}), lost: make(chan struct{})}
 	mon, err := nodemonitor.New(l.rz, h, l.opts...)
 	if err != nil {
 		l.mu.Unlock()
@@ -86,6 +86,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		l.mu.Lock()
 		l.epoch = epoch
 		l.mu.Unlock()
+		close(h.acted)
 		return nil
 	case <-ctx.Done():
 		l.Unlock()

@@ -19,6 +19,11 @@ var ErrClosed = errors.New("recoverable: closed")
 // used up its RetryCounter.
 var ErrRetriesExhausted = errors.New("recoverable: retries exhausted")
 
+// ErrRetried wraps the answer to a write that was sent again after a
+// connection loss (bad-version, no-node, node-exists): the first attempt
+// may have applied, and caused that very answer.
+var ErrRetried = errors.New("recoverable: answer to a retried write")
+
 // ErrReconnected is the proof a standalone server's read would have given
 // when the client lost its connection, or made a new one, while the read was
 // on its way: its answer may come from another server (see standalone.go).

@@ -183,13 +183,33 @@ func (r *RecoverableZookeeper) GetW(ctx context.Context, path string) ([]byte, *
 }
 
 // Set writes data to path if its version matches (-1 matches any). Like
-// HBase, a retried set that meets bad-version is reported as such: the
-// caller, who knows the data, decides whether its first attempt landed.
+// HBase, a retried set that meets bad-version is reported as such, wrapped
+// in ErrRetried as well: the first attempt may be the write that changed
+// the version, and only the caller, who knows the data, can tell.
 func (r *RecoverableZookeeper) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
-	st, _, err := retry(ctx, r, "set", path, func() (*zk.Stat, error) {
+	st, attempts, err := retry(ctx, r, "set", path, func() (*zk.Stat, error) {
 		return r.conn.Set(path, data, version)
 	})
-	return st, wrap("set", path, err)
+	return st, wrap("set", path, retried(attempts, err))
+}
+
+// Multi runs ops as one transaction: all of them or none (go-zookeeper's
+// *zk.CreateRequest, *zk.DeleteRequest, *zk.SetDataRequest and
+// *zk.CheckVersionRequest). A retried multi that fails is wrapped in
+// ErrRetried too: the lost attempt may have applied.
+func (r *RecoverableZookeeper) Multi(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	res, attempts, err := retry(ctx, r, "multi", "", func() ([]zk.MultiResponse, error) {
+		return r.conn.Multi(ops...)
+	})
+	return res, wrap("multi", "", retried(attempts, err))
+}
+
+// retried marks an error met on a retry of a write that was sent before.
+func retried(attempts int, err error) error {
+	if err == nil || attempts < 2 || !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNodeExists) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrRetried, err)
 }
 
 // Children returns the names of path's children.

@@ -1,0 +1,88 @@
+package sequence_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// servers is a real ZooKeeper server for the examples, started by TestMain.
+var servers []string
+
+func TestMain(m *testing.M) {
+	os.Exit(zktest.Main(m, &servers))
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func session() *recoverable.RecoverableZookeeper {
+	rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
+	if err != nil {
+		panic(err)
+	}
+	return rz
+}
+
+// An operator creates the sequence "orders". Until a persistence process
+// has stored a reservation, nobody may hand out an ID: the limit sits at
+// the start. The persistence leader stores a reservation in its directory,
+// raises the limit to it, and the worker takes IDs, one or a batch at a
+// time.
+func Example() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, persistZK, workerZK := session(), session(), session()
+	defer admin.Close()
+	defer persistZK.Close()
+	defer workerZK.Close()
+	root := sequence.WithRoot("/example-sequences")
+
+	if err := sequence.Create(ctx, admin, "orders", 100, root); err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, _ := os.MkdirTemp("", "seqid-example-")
+	defer os.RemoveAll(dir)
+	store, err := sequence.OpenFileStore(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := sequence.NewPersister(ctx, persistZK, store, root, sequence.WithElection("/example-seqid-persist"),
+		sequence.WithBlock(50), sequence.WithLogger(quiet))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+
+	orders, err := sequence.Open(workerZK, "orders", root, sequence.WithLogger(quiet))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	id, err := orders.Next(ctx) // waits until the leader has raised the limit
+	fmt.Println("first order:", id, err)
+	first, err := orders.NextN(ctx, 10)
+	fmt.Println("a batch of ten from:", first, err)
+	id, _ = orders.Next(ctx)
+	fmt.Println("next order:", id)
+
+	stored, _ := store.All(ctx)
+	fmt.Println("the store's reservation is above every ID:", stored["orders"] > id)
+
+	_ = sequence.Delete(ctx, admin, "orders", root)
+	// Output:
+	// first order: 100 <nil>
+	// a batch of ten from: 101 <nil>
+	// next order: 111
+	// the store's reservation is above every ID: true
+}

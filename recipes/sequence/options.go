@@ -1,0 +1,90 @@
+package sequence
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"zkspeaker/nodemonitor"
+)
+
+// Option changes a Sequence, a Persister, or the functions that manage
+// sequences, from their defaults.
+type Option func(*options)
+
+type options struct {
+	root     string
+	election string
+	wait     time.Duration
+	block    int64
+	name     string
+	log      *slog.Logger
+}
+
+// DefaultElection is where persistence processes stand for election.
+const DefaultElection = "/seqid-persist"
+
+// DefaultBlock is how many IDs a reservation covers: the persistence
+// leader keeps the limit at least this far above the next ID, and raises
+// it by two blocks when it is not. The article reserves 100 at a time.
+const DefaultBlock = 1000
+
+// DefaultWait is how long Next waits for the limit to be raised.
+const DefaultWait = 10 * time.Second
+
+// WithRoot sets the znode under which sequences live (DefaultRoot).
+func WithRoot(path string) Option { return func(o *options) { o.root = path } }
+
+// WithElection sets the znode under which persistence processes stand for
+// election (DefaultElection).
+func WithElection(path string) Option { return func(o *options) { o.election = path } }
+
+// WithWait sets how long Next waits for room below the limit before it
+// fails with ErrNoRoom (DefaultWait).
+func WithWait(d time.Duration) Option { return func(o *options) { o.wait = d } }
+
+// WithBlock sets a reservation's size, for a Persister (DefaultBlock).
+func WithBlock(n int64) Option { return func(o *options) { o.block = n } }
+
+// WithName names a Persister in its election znode, for zkCli.sh and the
+// logs (default: host:pid).
+func WithName(name string) Option { return func(o *options) { o.name = name } }
+
+// WithLogger sets where state changes are logged (default: slog.Default).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+func newOptions(opts []Option) (options, error) {
+	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, log: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := nodemonitor.ValidatePath(o.root); err != nil {
+		return o, fmt.Errorf("%w: root: %w", ErrInvalid, err)
+	}
+	if err := nodemonitor.ValidatePath(o.election); err != nil {
+		return o, fmt.Errorf("%w: election path: %w", ErrInvalid, err)
+	}
+	if o.wait <= 0 {
+		return o, fmt.Errorf("%w: wait %s: want above 0", ErrInvalid, o.wait)
+	}
+	if o.block < 1 {
+		return o, fmt.Errorf("%w: block %d: want 1 or more", ErrInvalid, o.block)
+	}
+	return o, nil
+}
+
+// ValidateName checks a sequence's name: one znode name, which is also a
+// file name in a Store. Letters, digits, '.', '_' and '-', not starting
+// with '.', at most 100 characters.
+func ValidateName(name string) error {
+	if name == "" || len(name) > 100 || name[0] == '.' {
+		return fmt.Errorf("%w: name %q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", ErrInvalid, name)
+	}
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return fmt.Errorf("%w: name %q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", ErrInvalid, name)
+		}
+	}
+	return nil
+}

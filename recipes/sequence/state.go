@@ -1,0 +1,86 @@
+// Package sequence hands out unique IDs from ZooKeeper znodes by
+// compare-and-set, as the article "Using Zookeeper to Implement a Redundant
+// Persistence Service" does, and keeps them unique even after ZooKeeper
+// loses everything: an ID is handed out only below a limit that an elected
+// persistence process wrote to durable storage first.
+//
+// Each sequence is one znode under /all-sequences. Its data holds the next
+// ID to hand out and the limit, which only the persistence leader raises,
+// after it has stored a reservation at least as high (see Persister).
+// Workers (Sequence.Next) never allocate at or past the limit.
+package sequence
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// DefaultRoot is the znode under which every sequence lives, as in the
+// article: /all-sequences/NAME.
+const DefaultRoot = "/all-sequences"
+
+// recentWrites is how many writers' tokens a sequence's znode remembers.
+// A worker whose write lost its reply looks for its token there (see
+// Sequence.settle): when fewer writes than this came after the version it
+// read, the answer is certain.
+const recentWrites = 32
+
+// ErrCorrupt is wrapped when a sequence's znode holds data that is not a
+// sequence's state: someone wrote to it by hand.
+var ErrCorrupt = errors.New("sequence: not a sequence's data")
+
+// state is what a sequence's znode holds, as JSON, so that zkCli.sh shows
+// it plainly: {"next":1200,"limit":2000,"recent":["3f0c…",…]}.
+type state struct {
+	// Next is the next ID to hand out: every ID below it was handed out
+	// (or skipped, loudly), none at or above it.
+	Next int64 `json:"next"`
+	// Limit is where workers stop: they allocate only IDs below it. The
+	// persistence leader raises it, and only to a value it stored first.
+	Limit int64 `json:"limit"`
+	// Recent holds the tokens of the last writes, newest last: how a
+	// writer whose reply was lost learns whether its write landed.
+	Recent []string `json:"recent,omitempty"`
+}
+
+func decodeState(data []byte) (state, error) {
+	var s state
+	if err := json.Unmarshal(data, &s); err != nil {
+		return state{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if s.Next < 0 || s.Limit < s.Next {
+		return state{}, fmt.Errorf("%w: next %d, limit %d", ErrCorrupt, s.Next, s.Limit)
+	}
+	return s, nil
+}
+
+func (s state) encode() []byte {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // two integers and strings cannot fail to encode
+	}
+	return data
+}
+
+// written returns the state after a write by the holder of token: the
+// token joins the recent ones, and the oldest leaves when there are more
+// than recentWrites.
+func (s state) written(token string) state {
+	s.Recent = append(slices.Clone(s.Recent), token)
+	if n := len(s.Recent); n > recentWrites {
+		s.Recent = s.Recent[n-recentWrites:]
+	}
+	return s
+}
+
+// landed reports whether the write with token, made on the version read,
+// is in s, found at version now: yes, no, or unknown when more writes came
+// after read than s remembers.
+func (s state) landed(token string, read, now int32) (landed, certain bool) {
+	if slices.Contains(s.Recent, token) {
+		return true, true
+	}
+	return false, int(now-read) <= len(s.Recent)
+}

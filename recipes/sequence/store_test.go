@@ -1,0 +1,70 @@
+package sequence
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Many writers raise one reservation at once, with values in any order,
+// as a stale leader and its successor might: what is stored at the end is
+// the highest, and no temporary file is left.
+func TestFileStoreNeverLowers(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var highest int64
+	value := func(w, i int) int64 { return int64((i*7919+w*104729)%1000 + 1) }
+	for w := range 8 {
+		for i := range 50 {
+			highest = max(highest, value(w, i))
+		}
+		fs, err := OpenFileStore(dir) // each writer its own handle, as separate processes have
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				v := value(w, i)
+				got, err := fs.Raise(ctx, "s", v)
+				if err != nil || got < v {
+					t.Errorf("Raise(%d) = %d, %v", v, got, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fs, _ := OpenFileStore(dir)
+	if _, err := fs.Raise(ctx, "s", 3); err != nil {
+		t.Fatal(err)
+	}
+	all, err := fs.All(ctx)
+	if err != nil || len(all) != 1 || all["s"] != highest {
+		t.Fatalf("All = %v, %v; want s at %d", all, err, highest)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".s.tmp-*"))
+	if len(leftovers) > 0 {
+		t.Errorf("left behind: %v", leftovers)
+	}
+}
+
+func TestFileStoreRefusesAnUnwritableDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	if os.Geteuid() == 0 {
+		// root writes anywhere; a file in place of the directory still fails
+		dir = filepath.Join(t.TempDir(), "file")
+		os.WriteFile(dir, nil, 0o644)
+	}
+	if _, err := OpenFileStore(dir); !errors.Is(err, ErrStore) {
+		t.Errorf("OpenFileStore(%s): %v", dir, err)
+	}
+}

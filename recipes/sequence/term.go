@@ -1,0 +1,203 @@
+package sequence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// errNotLeader ends a term: ZooKeeper refused a raise because our election
+// znode is gone.
+var errNotLeader = errors.New("sequence: no longer the persistence leader")
+
+// retryAfter is how long a maintainer waits after a failed step (a store
+// that could not write, a lost connection) before it tries again, since
+// no watch will wake it.
+const retryAfter = time.Second
+
+// term is one span of leadership: a goroutine watching the root's children
+// and one maintainer per sequence.
+type term struct {
+	p      *Persister
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	node        string // our election znode: every raise checks it still exists
+	epoch       int64
+	wg          sync.WaitGroup
+	maintainers map[string]context.CancelFunc
+}
+
+// run is the term: prove we lead, then keep the set of maintainers equal
+// to the set of sequences, the article's dynamic node detection.
+func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, time.Time, error)) {
+	defer close(t.done)
+	defer t.wg.Wait()
+	defer t.cancel()
+	<-t.p.monSet
+	t.node = t.p.mon.Node()
+	if confirm != nil {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		epoch, _, err := confirm(c)
+		cancel()
+		if err != nil {
+			t.p.log.Warn("could not prove that we lead; not maintaining", "error", err)
+			return
+		}
+		t.epoch = epoch
+	}
+	t.p.log.Info("now the persistence leader: keeping every sequence's limit above its IDs", "root", t.p.o.root, "epoch", t.epoch)
+	for ctx.Err() == nil {
+		names, wake, err := t.p.rz.ChildrenW(ctx, t.p.o.root)
+		if err != nil {
+			if ctx.Err() == nil {
+				t.p.log.Warn("could not list the sequences; trying again", "error", err, "in", retryAfter)
+				sleep(ctx, retryAfter)
+			}
+			continue
+		}
+		t.reconcile(ctx, names)
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		}
+	}
+	t.p.log.Info("no longer the persistence leader: stopped maintaining")
+}
+
+// reconcile starts a maintainer for each new sequence and stops those of
+// sequences that are gone.
+func (t *term) reconcile(ctx context.Context, names []string) {
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		seen[name] = true
+		if _, ok := t.maintainers[name]; ok || ValidateName(name) != nil {
+			continue
+		}
+		mctx, cancel := context.WithCancel(ctx)
+		t.maintainers[name] = cancel
+		t.p.log.Info("maintaining a sequence", "sequence", name)
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.maintain(mctx, name)
+		}()
+	}
+	for name, cancel := range t.maintainers {
+		if !seen[name] {
+			cancel()
+			delete(t.maintainers, name)
+			t.p.log.Info("a sequence was deleted; no longer maintaining it (its reservation stays in the store)", "sequence", name)
+		}
+	}
+}
+
+// maintain keeps one sequence's limit a block or more above its next ID.
+// It reads with a watch, so every allocation wakes it; watches carry no
+// data and can coalesce, which is why it compares next with the limit
+// rather than waiting to see an exact multiple, as the article does.
+func (t *term) maintain(ctx context.Context, name string) {
+	p := path.Join(t.p.o.root, name)
+	for ctx.Err() == nil {
+		data, stat, wake, err := t.p.rz.GetW(ctx, p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return // the children watch tells the term
+		}
+		var retry <-chan time.Time
+		switch {
+		case err != nil:
+			retry = after(ctx, err, "could not read the sequence", t, name)
+		default:
+			st, derr := decodeState(data)
+			if derr != nil {
+				t.p.log.Error("the sequence's znode holds something else; leaving it alone", "sequence", name, "error", derr)
+				break
+			}
+			if st.Limit-st.Next >= t.p.o.block {
+				break
+			}
+			if err := t.raise(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
+				t.cancel() // the whole term ends: the election will tell us soon
+				return
+			} else if err != nil {
+				retry = after(ctx, err, "could not raise the limit", t, name)
+			}
+		}
+		select {
+		case <-wake:
+		case <-retry:
+		case <-ctx.Done():
+		}
+	}
+}
+
+// raise stores a reservation two blocks above next, and only then raises
+// the limit to it in one multi that also checks that our election znode
+// still exists. A leader that was paused or cut off and has been replaced
+// has lost that znode with its session, so its late raise fails as a
+// whole: the check is the fence, applied by ZooKeeper at the moment of the
+// write.
+func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) error {
+	target := st.Next + 2*t.p.o.block
+	stored, err := t.p.store.Raise(ctx, name, target)
+	if err != nil {
+		return err
+	}
+	for {
+		want := st
+		want.Limit = max(st.Limit, target)
+		want = want.written(fmt.Sprintf("raise-%d-%s", t.epoch, newToken()))
+		res, err := t.p.rz.Multi(ctx,
+			&zk.CheckVersionRequest{Path: t.node, Version: -1},
+			&zk.SetDataRequest{Path: p, Data: want.encode(), Version: ver})
+		switch {
+		case err == nil:
+			t.p.raises.Add(1)
+			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", st.Next, "stored", stored)
+			return nil
+		case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode):
+			t.p.refused.Add(1)
+			t.p.log.Warn("ZooKeeper refused to raise the limit: our election znode is gone, so we no longer lead", "sequence", name, "to", want.Limit)
+			return errNotLeader
+		case len(res) == 2 && errors.Is(res[1].Error, zk.ErrNoNode):
+			return nil // the sequence was deleted
+		case len(res) == 2 && errors.Is(res[1].Error, zk.ErrBadVersion):
+			// A worker wrote in between, or our own retried attempt did:
+			// read again, and raise unless the limit is there already.
+			data, stat, err := t.p.rz.Get(ctx, p)
+			if err != nil {
+				return err
+			}
+			if st, err = decodeState(data); err != nil {
+				return err
+			}
+			if st.Limit >= target {
+				return nil
+			}
+			ver = stat.Version
+		default:
+			return err
+		}
+	}
+}
+
+// after logs a failed step and returns a timer to try again.
+func after(ctx context.Context, err error, what string, t *term, name string) <-chan time.Time {
+	if ctx.Err() != nil {
+		return nil
+	}
+	t.p.log.Warn(what+"; trying again", "sequence", name, "error", err, "in", retryAfter)
+	return time.After(retryAfter)
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}

@@ -115,6 +115,31 @@ func (c *Cluster) Kill(i int) { c.servers[i].stop(true) }
 // Stop shuts server i down with SIGTERM and waits until it is gone.
 func (c *Cluster) Stop(i int) { c.servers[i].stop(false) }
 
+// Wipe deletes stopped server i's data (its snapshots and transaction
+// logs; its id stays), as a lost disk would: started again, it has no
+// znodes, and with every server wiped the ensemble starts afresh.
+func (c *Cluster) Wipe(i int) {
+	c.t.Helper()
+	s := c.servers[i]
+	s.mu.Lock()
+	running := s.cmd != nil
+	s.mu.Unlock()
+	if running {
+		c.t.Fatalf("zktest: wipe server %d: it is running; Stop or Kill it first", i)
+	}
+	entries, err := os.ReadDir(filepath.Join(s.dir, "data"))
+	if err != nil {
+		c.t.Fatalf("zktest: wipe server %d: %v", i, err)
+	}
+	for _, e := range entries {
+		if e.Name() != "myid" {
+			if err := os.RemoveAll(filepath.Join(s.dir, "data", e.Name())); err != nil {
+				c.t.Fatalf("zktest: wipe server %d: %v", i, err)
+			}
+		}
+	}
+}
+
 // Freeze stops server i with SIGSTOP, as a long GC pause or a hung machine
 // would: its connections stay open but it answers nothing until Thaw. The
 // test's cleanup kills it, frozen or not.

@@ -3,12 +3,12 @@ package sequence
 import (
 	"context"
 	"errors"
+	"slices"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Store keeps each sequence's reservation where a loss of every ZooKeeper
@@ -27,17 +27,22 @@ type Store interface {
 // ErrStore is wrapped by every error of a FileStore.
 var ErrStore = errors.New("sequence: store")
 
-// FileStore is a Store in a local directory, one file per sequence
-// (NAME.reserved, the number in decimal), each replaced atomically: write
-// a temporary file, fsync it, rename it over the old one, fsync the
-// directory. Every persistence process must use the same directory (on one
-// machine, or a shared file system): it stands for the article's S3. An
-// object store with conditional writes could take its place.
+// FileStore is a Store in a local directory. Each reservation is a file of
+// its own, named for it (orders@2001 holds orders' reservation 2001),
+// written to a temporary name, fsynced, renamed into place, and the
+// directory fsynced: a crash leaves it whole or absent. A file is never
+// changed afterwards, and a sequence's reservation is the highest of its
+// files, so no writer can lower it: a stale leader's late file only adds
+// a lower one. Once its own file is durable, a writer deletes the lower
+// ones, so there is normally one file per sequence. No lock is taken, so
+// a writer frozen in the middle blocks no one.
+//
+// Every persistence process must use the same directory (on one machine,
+// or a shared file system): it stands for the article's S3, where the same
+// scheme works with one object per reservation.
 type FileStore struct {
 	dir string
 }
-
-const reservedSuffix = ".reserved"
 
 // OpenFileStore opens (and creates) the directory dir as a Store, and
 // checks that it can write there.
@@ -48,11 +53,6 @@ func OpenFileStore(dir string) (*FileStore, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%w: cannot write in %s: %w", ErrStore, dir, err)
-	}
-	f.Close()
 	probe, err := os.CreateTemp(dir, ".probe-")
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot write in %s: %w", ErrStore, dir, err)
@@ -65,10 +65,7 @@ func OpenFileStore(dir string) (*FileStore, error) {
 // Dir returns the store's directory.
 func (fs *FileStore) Dir() string { return fs.dir }
 
-// Raise stores max(stored, to) for name. An exclusive flock on the
-// directory's .lock file makes read-compare-write one step among the
-// processes of this machine, so that a stale leader's late write can never
-// replace a higher reservation with a lower one.
+// Raise stores max(stored, to) for name: a new file when to is higher.
 func (fs *FileStore) Raise(ctx context.Context, name string, to int64) (int64, error) {
 	if err := ValidateName(name); err != nil {
 		return 0, err
@@ -76,102 +73,94 @@ func (fs *FileStore) Raise(ctx context.Context, name string, to int64) (int64, e
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	unlock, err := fs.lock()
+	all, err := fs.files()
 	if err != nil {
 		return 0, err
 	}
-	defer unlock()
-	stored, _, err := fs.read(name)
-	if err != nil {
-		return 0, err
-	}
-	if stored >= to {
+	if stored := slices.Max(append(all[name], 0)); stored >= to {
 		return stored, nil
 	}
 	if err := fs.write(name, to); err != nil {
 		return 0, err
 	}
+	for _, v := range all[name] { // lower ones: ours is durable, so they no longer count
+		if v < to {
+			os.Remove(fs.path(name, v))
+		}
+	}
 	return to, nil
 }
 
-// All reads every NAME.reserved file.
+// All returns the highest reservation of each sequence.
 func (fs *FileStore) All(ctx context.Context) (map[string]int64, error) {
-	entries, err := os.ReadDir(fs.dir)
+	all, err := fs.files()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrStore, err)
+		return nil, err
 	}
-	out := make(map[string]int64)
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), reservedSuffix)
-		if !ok || e.IsDir() || ValidateName(name) != nil {
-			continue
-		}
-		v, _, err := fs.read(name)
-		if err != nil {
-			return nil, err
-		}
-		out[name] = v
+	out := make(map[string]int64, len(all))
+	for name, vs := range all {
+		out[name] = slices.Max(vs)
 	}
 	return out, nil
 }
 
-func (fs *FileStore) lock() (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(fs.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+func (fs *FileStore) path(name string, v int64) string {
+	return filepath.Join(fs.dir, name+"@"+strconv.FormatInt(v, 10))
+}
+
+// files lists the reservations on disk, by sequence.
+func (fs *FileStore) files() (map[string][]int64, error) {
+	entries, err := os.ReadDir(fs.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: lock %s: %w", ErrStore, f.Name(), err)
+	out := make(map[string][]int64)
+	for _, e := range entries {
+		name, num, ok := strings.Cut(e.Name(), "@")
+		v, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil || e.IsDir() || ValidateName(name) != nil {
+			continue // a temporary file, or not ours
+		}
+		out[name] = append(out[name], v)
 	}
-	return func() { f.Close() }, nil // closing the file releases the lock
+	return out, nil
 }
 
-// read returns name's stored reservation, 0 and false when it has none.
-func (fs *FileStore) read(name string) (int64, bool, error) {
-	data, err := os.ReadFile(filepath.Join(fs.dir, name+reservedSuffix))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("%w: %w", ErrStore, err)
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-	if err != nil {
-		return 0, false, fmt.Errorf("%w: %s%s: not a number: %q", ErrStore, name, reservedSuffix, data)
-	}
-	return v, true, nil
-}
-
-// write replaces name's file so that a crash leaves the old number or the
-// new one, never a torn one, and the new one survives once write returns.
+// write makes name's file for v, so that a crash leaves it whole or
+// absent, and it survives once write returns.
 func (fs *FileStore) write(name string, v int64) error {
 	tmp, err := os.CreateTemp(fs.dir, "."+name+".tmp-")
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	defer os.Remove(tmp.Name()) // gone after the rename; left only by a failure
-	if _, err := fmt.Fprintf(tmp, "%d\n", v); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%w: %w", ErrStore, err)
+	err = tmp.Chmod(0o644)      // CreateTemp makes it private
+	if err == nil {
+		_, err = fmt.Fprintf(tmp, "%d\n", v)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%w: %w", ErrStore, err)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%w: %w", ErrStore, err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(fs.dir, name+reservedSuffix)); err != nil {
-		return fmt.Errorf("%w: %w", ErrStore, err)
+	if err == nil {
+		err = os.Rename(tmp.Name(), fs.path(name, v))
 	}
-	d, err := os.Open(fs.dir)
+	if err == nil {
+		err = syncDir(fs.dir) // the rename itself must survive a crash
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil { // the rename itself must survive a crash
-		return fmt.Errorf("%w: %w", ErrStore, err)
-	}
 	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }

@@ -3,6 +3,7 @@ package sequence
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,7 +12,8 @@ import (
 
 // Many writers raise one reservation at once, with values in any order,
 // as a stale leader and its successor might: what is stored at the end is
-// the highest, and no temporary file is left.
+// the highest, no temporary file is left, and once a raise runs alone the
+// lower files are gone.
 func TestFileStoreNeverLowers(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -40,8 +42,8 @@ func TestFileStoreNeverLowers(t *testing.T) {
 	}
 	wg.Wait()
 	fs, _ := OpenFileStore(dir)
-	if _, err := fs.Raise(ctx, "s", 3); err != nil {
-		t.Fatal(err)
+	if got, err := fs.Raise(ctx, "s", 3); err != nil || got != highest {
+		t.Fatalf("Raise(3) = %d, %v; want the stored %d", got, err, highest)
 	}
 	all, err := fs.All(ctx)
 	if err != nil || len(all) != 1 || all["s"] != highest {
@@ -50,6 +52,13 @@ func TestFileStoreNeverLowers(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".s.tmp-*"))
 	if len(leftovers) > 0 {
 		t.Errorf("left behind: %v", leftovers)
+	}
+	// One more raise, alone: the lower files go, one is left.
+	if _, err := fs.Raise(ctx, "s", highest+1); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "s@*")); len(files) != 1 || filepath.Base(files[0]) != fmt.Sprintf("s@%d", highest+1) {
+		t.Errorf("files after a lone raise: %v", files)
 	}
 }
 

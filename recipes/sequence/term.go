@@ -148,6 +148,7 @@ func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) e
 	if err != nil {
 		return err
 	}
+	t.p.log.Debug("stored a reservation; now raising the limit", "sequence", name, "stored", stored)
 	for {
 		want := st
 		want.Limit = max(st.Limit, target)

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// onceTimeout bounds create, delete, list and restore.
+const onceTimeout = 20 * time.Second
+
+func createCommand() *cli.Command {
+	return &cli.Command{
+		Name: "create", Usage: "make the sequence NAME; no ID is handed out until a persistence process has stored a reservation",
+		ArgsUsage: "NAME",
+		Flags:     append(commonFlags("warn"), &cli.StringFlag{Name: "start", Value: "1", Usage: "the first ID, a whole number, 0 or more"}),
+		Action: func(c *cli.Context) error {
+			a, err := args(c, "NAME")
+			if err != nil {
+				return err
+			}
+			start, err := int64Flag(c, "start", 0)
+			if err != nil {
+				return err
+			}
+			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
+				err := sequence.Create(ctx, rz, a[0], start, s.opts(s.logger())...)
+				if errors.Is(err, sequence.ErrExists) {
+					return fmt.Errorf("%s/%s exists already; its IDs go on from where they are (seqid list)", s.root, a[0])
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Printf("created %s/%s: first ID %d\n", s.root, a[0], start)
+				return nil
+			})
+		},
+	}
+}
+
+func deleteCommand() *cli.Command {
+	return &cli.Command{
+		Name: "delete", Usage: "remove the sequence NAME (its reservation stays in the store: restore would bring it back)",
+		ArgsUsage: "NAME", Flags: commonFlags("warn"),
+		Action: func(c *cli.Context) error {
+			a, err := args(c, "NAME")
+			if err != nil {
+				return err
+			}
+			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
+				if err := sequence.Delete(ctx, rz, a[0], s.opts(s.logger())...); err != nil {
+					return err
+				}
+				fmt.Printf("deleted %s/%s\n", s.root, a[0])
+				return nil
+			})
+		},
+	}
+}
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name: "list", Usage: "print every sequence: its next ID, its limit and, with --store, its stored reservation",
+		Flags: append(commonFlags("warn"), &cli.StringFlag{Name: "store", Usage: "the persistence processes' `directory`, to show each reservation"}),
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			var store *sequence.FileStore
+			if c.IsSet("store") {
+				var err error
+				if store, err = existingStore(c); err != nil {
+					return err
+				}
+			}
+			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
+				infos, err := sequence.List(ctx, rz, s.opts(s.logger())...)
+				if err != nil {
+					return err
+				}
+				reserved := map[string]int64{}
+				if store != nil {
+					if reserved, err = store.All(ctx); err != nil {
+						return err
+					}
+				}
+				if len(infos) == 0 {
+					fmt.Printf("no sequences under %s (seqid create NAME makes one)\n", s.root)
+					return nil
+				}
+				tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tNEXT\tLIMIT\tRESERVED")
+				for _, in := range infos {
+					r := "-"
+					if v, ok := reserved[in.Name]; ok {
+						r = fmt.Sprint(v)
+					}
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", in.Name, in.Next, in.Limit, r)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}
+
+func nextCommand() *cli.Command {
+	return &cli.Command{
+		Name: "next", Usage: "print COUNT new IDs of NAME, one per line, taken in one compare-and-set",
+		ArgsUsage: "NAME",
+		Flags: append(commonFlags("warn"),
+			&cli.StringFlag{Name: "count", Value: "1", Usage: "how many IDs, 1 or more"},
+			&cli.StringFlag{Name: "wait", Value: sequence.DefaultWait.String(), Usage: "how long to wait for the persistence leader to raise the limit, a `duration`"}),
+		Action: func(c *cli.Context) error {
+			a, err := args(c, "NAME")
+			if err != nil {
+				return err
+			}
+			count, err := int64Flag(c, "count", 1)
+			if err != nil {
+				return err
+			}
+			wait, err := cmdline.PositiveDuration(c, "wait")
+			if err != nil {
+				return err
+			}
+			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
+				seq, err := sequence.Open(rz, a[0], append(s.opts(s.logger()), sequence.WithWait(wait))...)
+				if err != nil {
+					return err
+				}
+				first, err := seq.NextN(ctx, count)
+				if errors.Is(err, sequence.ErrNotFound) {
+					return cmdline.Usage("NAME %q: no such sequence under %s (seqid list shows them)", a[0], s.root)
+				}
+				if err != nil {
+					return err
+				}
+				for id := first; id < first+count; id++ {
+					fmt.Println(id)
+				}
+				return nil
+			}, wait)
+		},
+	}
+}
+
+func restoreCommand() *cli.Command {
+	return &cli.Command{
+		Name: "restore", Usage: "after ZooKeeper lost its data: put every sequence of the store back at its reservation, above every ID handed out; never lower one",
+		Flags: append(commonFlags("warn"), &cli.StringFlag{Name: "store", Usage: "the persistence processes' `directory`"}),
+		Action: func(c *cli.Context) error {
+			if _, err := args(c); err != nil {
+				return err
+			}
+			store, err := existingStore(c)
+			if err != nil {
+				return err
+			}
+			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
+				done, err := sequence.Restore(ctx, rz, store, s.opts(s.logger())...)
+				for _, r := range done {
+					switch {
+					case r.Before == nil:
+						fmt.Printf("%s: %s at %d\n", r.Name, r.Action, r.Reserved)
+					default:
+						fmt.Printf("%s: %s (it was at next %d, limit %d; reservation %d)\n", r.Name, r.Action, r.Before.Next, r.Before.Limit, r.Reserved)
+					}
+				}
+				if err == nil && len(done) == 0 {
+					fmt.Printf("no reservations in %s: nothing to restore\n", store.Dir())
+				}
+				return err
+			})
+		},
+	}
+}
+
+// existingStore opens --store, which must exist: list and restore read it.
+func existingStore(c *cli.Context) (*sequence.FileStore, error) {
+	if dir := c.String("store"); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, cmdline.BadFlag("store", "%q is not a directory", dir)
+		}
+	}
+	return openStore(c)
+}
+
+// once connects, runs f within onceTimeout (plus extra), and closes.
+// Ctrl-C ends it early.
+func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error, extra ...time.Duration) error {
+	s, err := parseSettings(c)
+	if err != nil {
+		return err
+	}
+	timeout := onceTimeout
+	for _, d := range extra {
+		timeout += d
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	log := s.logger()
+	rz, err := s.connect(log)
+	if err != nil {
+		return err
+	}
+	defer rz.Close()
+	if err := rz.WaitConnected(ctx); err != nil {
+		return fmt.Errorf("no ZooKeeper server at %v answered: %w", s.servers, err)
+	}
+	err = f(ctx, rz, s)
+	if errors.Is(err, sequence.ErrInvalid) {
+		return cmdline.Usage("%s", cleanErr(err))
+	}
+	if errors.Is(err, sequence.ErrNotFound) {
+		return cmdline.Usage("%s (seqid list shows them)", err.Error())
+	}
+	return err
+}

@@ -1,0 +1,71 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bad input gets one line naming the problem, exit status 2, and nothing
+// is written: no znode, no store directory, no file.
+func TestBadInput(t *testing.T) {
+	conn := servers[0]
+	root := fmt.Sprintf("/bad-%d", time.Now().UnixNano())
+	mustSeqid(t, "create", "--servers", conn, "--root", root, "known")
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, tc := range []struct {
+		args []string
+		want string // in the one line
+	}{
+		{[]string{"next", "nosuch"}, `NAME "nosuch": no such sequence`},
+		{[]string{"next", "--count", "-1", "known"}, "--count"},
+		{[]string{"next", "--count", "0", "known"}, "--count"},
+		{[]string{"next", "--count", "ten", "known"}, "--count"},
+		{[]string{"next", "--wait", "0s", "known"}, "--wait"},
+		{[]string{"next", "known", "--count", "2"}, "flags go before NAME"},
+		{[]string{"next"}, "missing NAME"},
+		{[]string{"create", "--start", "-5", "neg"}, "--start"},
+		{[]string{"create", "a/b"}, "NAME"},
+		{[]string{"delete", "nosuch"}, "no such sequence"},
+		{[]string{"persist"}, "--store"},
+		{[]string{"persist", "--store", filepath.Join(file, "sub")}, "--store"},
+		{[]string{"persist", "--store", missing, "--block", "0"}, "--block"},
+		{[]string{"persist", "--store", missing, "--election", "rel"}, "--election"},
+		{[]string{"restore", "--store", missing}, "--store"},
+		{[]string{"list", "--store", missing}, "--store"},
+		{[]string{"list", "extra"}, "unexpected argument"},
+		{[]string{"bench", "--workers", "0"}, "--workers"},
+		{[]string{"bench", "--batch", "x"}, "--batch"},
+		{[]string{"frobnicate"}, "no command"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := tc.args
+			if len(args) > 0 && args[0] != "frobnicate" && args[0] != "bench" {
+				args = append([]string{args[0], "--servers", conn, "--root", root}, args[1:]...)
+			}
+			code, out, errOut := seqid(t, args...)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != 2 || len(lines) != 1 || !strings.Contains(errOut, tc.want) || !strings.HasPrefix(errOut, "seqid: ") || out != "" {
+				t.Errorf("seqid %v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", args, code, out, errOut, tc.want)
+			}
+		})
+	}
+	// Creating what exists is no bad input, but it changes nothing either.
+	if code, _, errOut := seqid(t, "create", "--servers", conn, "--root", root, "--start", "7", "known"); code != 1 || !strings.Contains(errOut, "exists already") {
+		t.Errorf("create of an existing sequence: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("a store directory was made: %v", err)
+	}
+	out := mustSeqid(t, "list", "--servers", conn, "--root", root)
+	if f := strings.Fields(out); len(f) != 8 || f[4] != "known" || f[5] != "1" || f[6] != "1" {
+		t.Errorf("after the bad input, list printed %q; want known alone, untouched", out)
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/ensemble"
+	"zkspeaker/internal/seqbench"
+)
+
+func benchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure IDs per second and compare-and-set conflicts against the number of workers and the batch size, with a persistence leader raising the limits",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a local 3-server ensemble of our own)"},
+			&cli.StringFlag{Name: "workers", Value: "1,2,4,8,16", Usage: "numbers of concurrent workers, comma-separated, each 1 to 256"},
+			&cli.StringFlag{Name: "batch", Value: "1,10,100", Usage: "IDs per compare-and-set, comma-separated, each 1 or more"},
+			&cli.StringFlag{Name: "duration", Value: "3s", Usage: "how long each row runs, a `duration`"},
+			&cli.StringFlag{Name: "block", Value: "100000", Usage: "the persistence leader's reservation size, 1 or more"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
+		},
+		Action: runBench,
+	}
+}
+
+func runBench(c *cli.Context) error {
+	if _, err := args(c); err != nil {
+		return err
+	}
+	cfg := seqbench.Config{Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))}
+	var err error
+	if c.IsSet("servers") {
+		if cfg.Servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+			return err
+		}
+	}
+	if cfg.Workers, err = intList(c, "workers", 1, 256); err != nil {
+		return err
+	}
+	batches, err := intList(c, "batch", 1, 1<<30)
+	if err != nil {
+		return err
+	}
+	for _, b := range batches {
+		cfg.Batches = append(cfg.Batches, int64(b))
+	}
+	if cfg.Duration, err = cmdline.PositiveDuration(c, "duration"); err != nil {
+		return err
+	}
+	if cfg.Block, err = int64Flag(c, "block", 1); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if cfg.Servers == nil {
+		fmt.Fprintln(os.Stderr, "bench: starting a local 3-server ensemble of our own...")
+		ens, err := ensemble.Start(ctx, 3)
+		if err != nil {
+			return fmt.Errorf("%w (or give --servers)", err)
+		}
+		defer ens.Stop()
+		cfg.Servers = ens.Addrs
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s per row on %s; a persistence leader raises limits %d IDs at a time\n", cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Block)
+	var tw *tabwriter.Writer
+	if !c.Bool("json") {
+		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "BATCH\tWORKERS\tIDS/S\tCAS/S\tCONFLICTS/CAS\tCONFLICTS/ID\tWAITS\tRAISES\t")
+	}
+	err = seqbench.Run(ctx, cfg, func(r seqbench.Row) {
+		if tw == nil {
+			_ = json.NewEncoder(os.Stdout).Encode(r)
+			return
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.3f\t%d\t%d\t\n", r.Batch, r.Workers, r.IDsPerSec, r.CASPerSec, r.Conflicts, r.ConflictID, r.Waits, r.Raises)
+		_ = tw.Flush()
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// intList parses a comma-separated flag of whole numbers in [lo, hi].
+func intList(c *cli.Context, name string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(c.String(name), ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < lo || v > hi {
+			return nil, cmdline.BadFlag(name, "%q: want whole numbers from %d to %d, comma-separated", f, lo, hi)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+

@@ -1,0 +1,264 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// workers runs n workers, each on a session of its own, taking batches of
+// 1, 5 or 9 IDs of name until stop is closed, into got.
+func workers(t *testing.T, servers []string, name string, n int, got *ranges, stop <-chan struct{}) (wait func()) {
+	t.Helper()
+	var wg sync.WaitGroup
+	log := zktest.Logger(t)
+	for w := range n {
+		seq, err := sequence.Open(zktest.Connect(t, servers, 4*time.Second), name, sequence.WithLogger(log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k := int64(1 + w%3*4)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				first, err := seq.NextN(ctx, k)
+				cancel()
+				if err != nil {
+					t.Errorf("worker %d: %v", w, err)
+					return
+				}
+				got.add(first, k)
+			}
+		}()
+	}
+	return wg.Wait
+}
+
+// leader returns the name of the persistence process that leads now.
+func leader(t *testing.T, rz *recoverable.RecoverableZookeeper) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		v, _, err := nodemonitor.Inspect(ctx, rz, sequence.DefaultElection)
+		if err == nil && len(v.Seats) > 0 {
+			return v.Seats[0].Data
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("no persistence process stands for election")
+	return ""
+}
+
+// Eight workers take IDs for 20 seconds on a 3-server ensemble while the
+// persistence leader is killed again and again, by SIGKILL and SIGTERM,
+// and a backup takes over each time. Every ID is handed out once, with no
+// hole wider than a batch. Then ZooKeeper loses everything: every server
+// is stopped and its data wiped, and the ensemble starts afresh. `seqid
+// restore` puts the sequence back at its stored reservation, the
+// persistence processes find their way back (with new clients), and fresh
+// workers go on: no ID handed out after the loss equals one before it.
+func TestKilledLeadersThenTotalLoss(t *testing.T) {
+	cluster := zktest.Start(t, 3)
+	conn := cluster.ConnString()
+	store := t.TempDir()
+	mustSeqid(t, "create", "--servers", conn, "--start", "1", "ids")
+	live := map[string]*persister{}
+	started := 0
+	spawn := func() {
+		started++
+		name := fmt.Sprintf("p%d", started)
+		live[name] = startPersister(t, conn, store, name, "--block", "100")
+	}
+	for range 3 {
+		spawn()
+	}
+	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
+
+	var before ranges
+	stop := make(chan struct{})
+	wait := workers(t, cluster.Servers(), "ids", 8, &before, stop)
+	end := time.Now().Add(20 * time.Second)
+	kills := map[string]int{}
+	for i := 0; time.Now().Before(end); i++ {
+		time.Sleep(2500 * time.Millisecond)
+		name := leader(t, admin)
+		p := live[name]
+		if p == nil {
+			t.Fatalf("the leader %q is none of ours", name)
+		}
+		sig := []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM}[i%2]
+		p.p.Signal(sig)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		code, err := p.p.Wait(ctx)
+		cancel()
+		if err != nil || sig == syscall.SIGTERM && code != 0 {
+			t.Fatalf("%s after %s: exit %d, %v", name, zktest.SignalName(sig), code, err)
+		}
+		delete(live, name)
+		kills[zktest.SignalName(sig)]++
+		spawn()
+	}
+	close(stop)
+	wait()
+	ids := before.check(t, 9)
+	if kills["SIGKILL"] < 3 || kills["SIGTERM"] < 3 || ids < 1000 {
+		t.Fatalf("too little happened: %v kills, %d IDs", kills, ids)
+	}
+	t.Logf("before the loss: %d IDs, leaders killed: %v", ids, kills)
+
+	// ZooKeeper loses everything.
+	for i := range 3 {
+		cluster.Stop(i)
+	}
+	for i := range 3 {
+		cluster.Wipe(i)
+	}
+	for i := range 3 {
+		cluster.Start(i)
+	}
+	for i := range 3 {
+		cluster.WaitServing(i)
+	}
+	if code, out, _ := seqid(t, "list", "--servers", conn); code != 0 || !strings.Contains(out, "no sequences") {
+		t.Fatalf("after the wipe, list: exit %d, %q", code, out)
+	}
+	out := mustSeqid(t, "restore", "--servers", conn, "--store", store)
+	if !strings.HasPrefix(out, "ids: created at ") {
+		t.Fatalf("restore printed %q", out)
+	}
+
+	var after ranges
+	stop = make(chan struct{})
+	wait = workers(t, cluster.Servers(), "ids", 8, &after, stop)
+	time.Sleep(5 * time.Second)
+	close(stop)
+	wait()
+	n := after.check(t, 9)
+	if n < 100 {
+		t.Fatalf("only %d IDs after the restore", n)
+	}
+	last := before.sorted()[len(before.sorted())-1]
+	if first := after.sorted()[0]; first[0] < last[0]+last[1] {
+		t.Fatalf("after the restore, ID %d was handed out again (before the loss the IDs reached %d)", first[0], last[0]+last[1]-1)
+	}
+	t.Logf("after the loss: %d IDs, from %d on (before, up to %d); %s", n, after.sorted()[0][0], last[0]+last[1]-1, strings.TrimSpace(out))
+}
+
+// A persistence leader frozen past its session, then resumed, raises no
+// limit after its successor has started: ZooKeeper refuses its raises, as
+// its election znode went with its session. To freeze it at the worst
+// moment, its store answers half a second late (as a remote store may),
+// and it is frozen just after it stored a reservation, before it raises
+// the limit.
+func TestFrozenLeaderRaisesNothingAfterItsSuccessor(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	conn := cluster.ConnString()
+	store := t.TempDir()
+	mustSeqid(t, "create", "--servers", conn, "frozen")
+	t.Setenv("SEQID_STORE_LATENCY", "500ms") // a's alone: b starts after it is unset
+	a := startPersister(t, conn, store, "a", "--block", "20")
+	os.Unsetenv("SEQID_STORE_LATENCY")
+	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
+	for leader(t, admin) != "a" {
+		time.Sleep(20 * time.Millisecond)
+	}
+	b := startPersister(t, conn, store, "b", "--block", "20")
+	var got ranges
+	stop := make(chan struct{})
+	wait := workers(t, cluster.Servers(), "frozen", 4, &got, stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := a.p.WaitForStderr(ctx, "raised the limit"); err != nil {
+		t.Fatal(err)
+	}
+	// Freeze a the moment its next reservation is on disk.
+	files, err := sequence.OpenFileStore(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserved := func() int64 {
+		all, err := files.All(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return all["frozen"]
+	}
+	for stored := reserved(); reserved() == stored; time.Sleep(time.Millisecond) {
+		if ctx.Err() != nil {
+			t.Fatal("the leader stored no new reservation")
+		}
+	}
+	a.p.Stop()
+	if err := b.p.WaitForStderr(ctx, "now the persistence leader"); err != nil {
+		t.Fatal(err)
+	}
+	successor := logLines(t, b.p.Stderr(), "now the persistence leader")[0]
+	time.Sleep(time.Second) // the workers go on, under b's raises
+	a.p.Cont()
+	if err := a.p.WaitForStderr(ctx, "no longer the persistence leader"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	close(stop)
+	wait()
+	got.check(t, 9)
+	for _, at := range logLines(t, a.p.Stderr(), "raised the limit") {
+		if !at.Before(successor) {
+			t.Errorf("the frozen leader raised a limit at %s, after its successor started at %s", at.Format(time.StampMilli), successor.Format(time.StampMilli))
+		}
+	}
+	// Which guard stopped the raise that was on its way depends on which
+	// goroutine runs first after SIGCONT: the election's, which silences
+	// the term as soon as it sees the connection gone, or the raise's,
+	// whose multi ZooKeeper then refuses (the fence; see the sequence
+	// package's TestRaiseOfAReplacedLeaderIsRefused for it alone).
+	t.Logf("the frozen leader's raises refused by ZooKeeper after it resumed: %d", len(logLines(t, a.p.Stderr(), "ZooKeeper refused to raise")))
+	if len(logLines(t, b.p.Stderr(), "raised the limit")) == 0 {
+		t.Errorf("the successor raised nothing: the workers did not need it")
+	}
+}
+
+// A sequence created while the service runs gets a stored reservation
+// and a limit without a restart: dynamic node detection.
+func TestSequencesCreatedLaterAreMaintained(t *testing.T) {
+	conn := servers[0]
+	root := fmt.Sprintf("/dyn-%d", time.Now().UnixNano())
+	store := t.TempDir()
+	p := startPersister(t, conn, store, "dyn", "--root", root, "--election", root+"-persist")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.p.WaitForStderr(ctx, "now the persistence leader"); err != nil {
+		t.Fatal(err)
+	}
+	mustSeqid(t, "create", "--servers", conn, "--root", root, "--start", "500", "later")
+	for ctx.Err() == nil {
+		out := mustSeqid(t, "list", "--servers", conn, "--root", root, "--store", store)
+		if f := strings.Fields(out); len(f) == 8 && f[4] == "later" && f[7] != "-" && f[6] == f[7] && f[6] != "500" {
+			out = mustSeqid(t, "next", "--servers", conn, "--root", root, "--count", "2", "later")
+			if out != "500\n501\n" {
+				t.Fatalf("next --count 2 printed %q", out)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the new sequence got no reservation; persist said:\n%s", p.p.Stderr())
+}

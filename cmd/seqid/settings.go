@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/usage"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// commonFlags are the flags of every command that talks to ZooKeeper,
+// after the command's name: `seqid next -s host:2181 orders`.
+func commonFlags(logLevel string) []cli.Flag {
+	return []cli.Flag{
+		cmdline.ServersFlag(),
+		&cli.StringFlag{Name: "root", Value: sequence.DefaultRoot, Usage: "the znode under which sequences live, `/znode/path`"},
+		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`"},
+		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
+	}
+}
+
+// settings are the common flags after every one was checked.
+type settings struct {
+	servers        []string
+	root           string
+	sessionTimeout time.Duration
+	logLevel       slog.Level
+}
+
+// parseSettings checks the common flags, before anything is sent.
+func parseSettings(c *cli.Context) (settings, error) {
+	s := settings{root: c.String("root")}
+	var err error
+	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+		return s, err
+	}
+	if err := nodemonitor.ValidatePath(s.root); err != nil {
+		return s, cmdline.BadFlag("root", "%s", cleanErr(err))
+	}
+	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
+		return s, err
+	}
+	if s.logLevel, err = cmdline.ParseLogLevel(c); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// cleanErr drops a package's prefix from an error, for a user's eyes.
+func cleanErr(err error) string {
+	msg := err.Error()
+	for _, prefix := range []string{"sequence: invalid: ", "election: invalid: ", "invalid: "} {
+		msg = strings.TrimPrefix(msg, prefix)
+	}
+	return msg
+}
+
+func (s settings) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
+}
+
+// connect starts a client and waits, within the session timeout and a
+// few seconds more, until it is connected.
+func (s settings) connect(log *slog.Logger) (*recoverable.RecoverableZookeeper, error) {
+	return recoverable.Connect(s.servers, s.sessionTimeout, recoverable.WithLogger(log))
+}
+
+// opts are the sequence options the settings give.
+func (s settings) opts(log *slog.Logger) []sequence.Option {
+	return []sequence.Option{sequence.WithRoot(s.root), sequence.WithLogger(log)}
+}
+
+// args returns the command's arguments, named as in its usage, after
+// checking that there are exactly that many. urfave/cli stops reading
+// flags at the first argument, so a flag written after NAME arrives here
+// as an argument, and is named as a flag.
+func args(c *cli.Context, names ...string) ([]string, error) {
+	got := c.Args().Slice()
+	var known []string
+	for _, f := range c.Command.Flags {
+		known = append(known, f.Names()...)
+	}
+	for _, a := range got {
+		if flag := usage.TakenFlag(a, known); flag != "" {
+			return nil, cmdline.Usage("%s: flags go before %s (see seqid %s --help)", flag, names[0], c.Command.Name)
+		}
+	}
+	if len(got) < len(names) {
+		return nil, cmdline.Usage("%s: missing %s (usage: seqid %s [options] %s)", c.Command.Name, names[len(got)], c.Command.Name, strings.Join(names, " "))
+	}
+	if len(got) > len(names) {
+		return nil, cmdline.Usage("%s: unexpected argument %q", c.Command.Name, got[len(names)])
+	}
+	if len(names) > 0 && names[0] == "NAME" {
+		if err := sequence.ValidateName(got[0]); err != nil {
+			return nil, cmdline.Usage("NAME %s", strings.TrimPrefix(cleanErr(err), "name "))
+		}
+	}
+	return got, nil
+}
+
+// openStore opens --store, as bad input when it cannot be written.
+func openStore(c *cli.Context) (*sequence.FileStore, error) {
+	dir := c.String("store")
+	if dir == "" {
+		return nil, cmdline.BadFlag("store", "missing: the directory where reservations are kept, shared by every persistence process")
+	}
+	st, err := sequence.OpenFileStore(dir)
+	if err != nil {
+		return nil, cmdline.BadFlag("store", "%s", strings.TrimPrefix(err.Error(), sequence.ErrStore.Error()+": "))
+	}
+	return st, nil
+}
+
+// int64Flag parses a whole-number flag of at least min.
+func int64Flag(c *cli.Context, name string, min int64) (int64, error) {
+	var v int64
+	if _, err := fmt.Sscan(c.String(name), &v); err != nil || fmt.Sprint(v) != strings.TrimPrefix(c.String(name), "+") || v < min {
+		return 0, cmdline.BadFlag(name, "%q: want a whole number, %d or more", c.String(name), min)
+	}
+	return v, nil
+}

@@ -105,4 +105,3 @@ func intList(c *cli.Context, name string, lo, hi int) ([]int, error) {
 	}
 	return out, nil
 }
-

@@ -3,10 +3,10 @@ package sequence
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )

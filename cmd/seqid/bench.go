@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -74,18 +73,19 @@ func runBench(c *cli.Context) error {
 		cfg.Servers = ens.Addrs
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s per row on %s; a persistence leader raises limits %d IDs at a time\n", cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Block)
-	var tw *tabwriter.Writer
+	// Fixed widths rather than a tabwriter: each row shows as soon as it
+	// is measured.
+	const row = "%6v %8v %10v %8v %14v %13v %6v %7v\n"
 	if !c.Bool("json") {
-		tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "BATCH\tWORKERS\tIDS/S\tCAS/S\tCONFLICTS/CAS\tCONFLICTS/ID\tWAITS\tRAISES\t")
+		fmt.Printf(row, "BATCH", "WORKERS", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")
 	}
 	err = seqbench.Run(ctx, cfg, func(r seqbench.Row) {
-		if tw == nil {
+		if c.Bool("json") {
 			_ = json.NewEncoder(os.Stdout).Encode(r)
 			return
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.3f\t%d\t%d\t\n", r.Batch, r.Workers, r.IDsPerSec, r.CASPerSec, r.Conflicts, r.ConflictID, r.Waits, r.Raises)
-		_ = tw.Flush()
+		fmt.Printf(row, r.Batch, r.Workers, fmt.Sprintf("%.0f", r.IDsPerSec), fmt.Sprintf("%.0f", r.CASPerSec),
+			fmt.Sprintf("%.2f", r.Conflicts), fmt.Sprintf("%.3f", r.ConflictID), r.Waits, r.Raises)
 	})
 	if ctx.Err() != nil {
 		return nil

@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 		defer cancel()
 		if err := rz.WaitConnected(wctx); err != nil {
 			rz.Close()
-			return nil, err
+			return nil, fmt.Errorf("no ZooKeeper server at %v answered within 20s: %w", cfg.Servers, err)
 		}
 		return rz, nil
 	}
@@ -78,6 +78,11 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 		return err
 	}
 	defer leaderZK.Close()
+	defer func() { // after the persister has left: its election's folder
+		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = admin.Delete(c, root+"-persist", -1)
+	}()
 	p, err := sequence.NewPersister(ctx, leaderZK, store, opts...)
 	if err != nil {
 		return err

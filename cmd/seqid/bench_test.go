@@ -1,0 +1,55 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+)
+
+// `seqid bench` measures each pair of batch and workers, in that order,
+// with counts that add up, and leaves nothing behind on the server.
+func TestBenchRuns(t *testing.T) {
+	out := mustSeqid(t, "bench", "--servers", servers[0], "--workers", "1,3", "--batch", "1,10", "--duration", "300ms", "--json")
+	type row struct {
+		Batch     int64   `json:"batch"`
+		Workers   int     `json:"workers"`
+		IDs       int64   `json:"ids"`
+		IDsPerSec float64 `json:"ids_per_second"`
+		Conflicts float64 `json:"conflicts_per_cas"`
+		Waits     int64   `json:"waits"`
+	}
+	var rows []row
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r row
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not JSON: %q: %v", l, err)
+		}
+		rows = append(rows, r)
+	}
+	want := [][2]int64{{1, 1}, {1, 3}, {10, 1}, {10, 3}}
+	if len(rows) != len(want) {
+		t.Fatalf("got %d rows, want %d: %s", len(rows), len(want), out)
+	}
+	for i, r := range rows {
+		if r.Batch != want[i][0] || int64(r.Workers) != want[i][1] || r.IDs <= 0 || r.IDsPerSec <= 0 || r.IDs%r.Batch != 0 {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if r.Workers == 1 && r.Conflicts != 0 {
+			t.Errorf("a lone worker met conflicts: %+v", r)
+		}
+	}
+	rz := zktest.Connect(t, servers, 4*time.Second)
+	top, err := rz.Children(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range top {
+		if strings.HasPrefix(name, "seqid-bench-") {
+			t.Errorf("left behind: /%s", name)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -89,7 +90,7 @@ func listCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				reserved := map[string]int64{}
+				reserved := map[string]sequence.Reservation{}
 				if store != nil {
 					if reserved, err = store.All(ctx); err != nil {
 						return err
@@ -104,7 +105,7 @@ func listCommand() *cli.Command {
 				for _, in := range infos {
 					r := "-"
 					if v, ok := reserved[in.Name]; ok {
-						r = fmt.Sprint(v)
+						r = fmt.Sprint(v.Value)
 					}
 					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", in.Name, in.Next, in.Limit, r)
 				}
@@ -225,7 +226,10 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 		return cmdline.Usage("%s", cleanErr(err))
 	}
 	if errors.Is(err, sequence.ErrNotFound) {
-		return cmdline.Usage("%s (seqid list shows them)", err.Error())
+		return cmdline.Usage("%s (seqid list shows them)", strings.TrimPrefix(err.Error(), "sequence: "))
+	}
+	if errors.Is(err, sequence.ErrNoRoom) {
+		return errors.New(strings.TrimPrefix(err.Error(), "sequence: "))
 	}
 	return err
 }

@@ -199,7 +199,7 @@ func TestFrozenLeaderRaisesNothingAfterItsSuccessor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return all["frozen"]
+		return all["frozen"].Value
 	}
 	for stored := reserved(); reserved() == stored; time.Sleep(time.Millisecond) {
 		if ctx.Err() != nil {

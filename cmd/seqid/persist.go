@@ -170,8 +170,8 @@ type slowStore struct {
 	d time.Duration
 }
 
-func (s slowStore) Raise(ctx context.Context, name string, to int64) (int64, error) {
-	v, err := s.Store.Raise(ctx, name, to)
+func (s slowStore) Raise(ctx context.Context, name string, r sequence.Reservation) (sequence.Reservation, error) {
+	v, err := s.Store.Raise(ctx, name, r)
 	time.Sleep(s.d)
 	return v, err
 }

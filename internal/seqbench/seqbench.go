@@ -103,6 +103,17 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 			w.Close()
 		}
 	}()
+	// A warm-up row, not shown: a fresh server's JIT would slow the first.
+	w, err := connect()
+	if err != nil {
+		return err
+	}
+	workers = append(workers, w)
+	warm := cfg
+	warm.Duration = min(cfg.Duration, time.Second)
+	if _, err := measure(ctx, warm, admin, workers[:1], p, 1, "warmup", opts); err != nil {
+		return err
+	}
 	for _, batch := range cfg.Batches {
 		for _, n := range cfg.Workers {
 			for len(workers) < n {
@@ -112,7 +123,7 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 				}
 				workers = append(workers, w)
 			}
-			row, err := measure(ctx, cfg, admin, workers[:n], p, batch, opts)
+			row, err := measure(ctx, cfg, admin, workers[:n], p, batch, fmt.Sprintf("b%d-w%d", batch, n), opts)
 			if err != nil || ctx.Err() != nil {
 				return err
 			}
@@ -124,8 +135,7 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 
 // measure runs n workers on a fresh sequence for cfg.Duration.
 func measure(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
-	p *sequence.Persister, batch int64, opts []sequence.Option) (Row, error) {
-	name := fmt.Sprintf("b%d-w%d", batch, len(sessions))
+	p *sequence.Persister, batch int64, name string, opts []sequence.Option) (Row, error) {
 	if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
 		return Row{}, err
 	}

@@ -32,7 +32,7 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	if err := rz.EnsurePath(ctx, o.root, zk.WorldACL(zk.PermAll)); err != nil {
 		return err
 	}
-	st := state{Next: start, Limit: start}.written(newToken())
+	st := state{Next: start, Limit: start, Incarnation: newToken()}.written(newToken())
 	_, err = rz.Create(ctx, o.root+"/"+name, st.encode(), zk.WorldACL(zk.PermAll))
 	if errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("%w: %q", ErrExists, name)

@@ -77,7 +77,7 @@ func Example() {
 	fmt.Println("next order:", id)
 
 	stored, _ := store.All(ctx)
-	fmt.Println("the store's reservation is above every ID:", stored["orders"] > id)
+	fmt.Println("the store's reservation is above every ID:", stored["orders"].Value > id)
 
 	_ = sequence.Delete(ctx, admin, "orders", root)
 	// Output:

@@ -76,7 +76,7 @@ func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
 		t.Errorf("the leader's raise: limit %d, want 10 + 2 blocks of 5", now.Limit)
 	}
 	stored, _ := store.All(ctx)
-	if stored["fenced"] != 20 {
+	if stored["fenced"].Value != 20 {
 		t.Errorf("stored %v", stored)
 	}
 }

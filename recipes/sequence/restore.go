@@ -75,9 +75,10 @@ func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store St
 	return out, nil
 }
 
-func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path, name string, reserved int64) (Restored, error) {
+func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path, name string, res Reservation) (Restored, error) {
+	reserved := res.Value
 	r := Restored{Name: name, Reserved: reserved}
-	at := state{Next: reserved, Limit: reserved}
+	at := state{Next: reserved, Limit: reserved, Incarnation: res.Incarnation}
 	for {
 		data, stat, err := rz.Get(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
@@ -104,7 +105,7 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 			r.Action = Unchanged
 			return r, nil
 		}
-		at.Recent = st.Recent
+		at.Recent, at.Incarnation = st.Recent, st.Incarnation
 		_, err = rz.Set(ctx, path, at.written(newToken()).encode(), stat.Version)
 		if errors.Is(err, zk.ErrBadVersion) {
 			continue // a worker or a leader wrote meanwhile: decide again

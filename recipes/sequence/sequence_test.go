@@ -124,8 +124,8 @@ func TestWorkersNeverShareAnID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored["ids"] <= ids {
-		t.Errorf("the store's reservation %d is not above the %d IDs handed out", stored["ids"], ids)
+	if stored["ids"].Value <= ids {
+		t.Errorf("the store's reservation %d is not above the %d IDs handed out", stored["ids"].Value, ids)
 	}
 	if ids < 100 || p.Raises() < 2 {
 		t.Errorf("%d IDs handed out and %d raises: the test exercised too little", ids, p.Raises())
@@ -191,7 +191,7 @@ func TestNewSequencesArePickedUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored["later"] < 520 {
+	if stored["later"].Value < 520 {
 		t.Errorf("stored %v, want later's reservation at two blocks above 500", stored)
 	}
 	if err := sequence.Delete(ctx, admin, "later", f.opts...); err != nil {
@@ -261,5 +261,50 @@ func TestLostSetReply(t *testing.T) {
 			}
 			got.check(t, 1, tc.skip)
 		})
+	}
+}
+
+// A sequence made anew under a name whose reservation is in the store (as
+// after a loss of ZooKeeper's data, when someone runs create instead of
+// restore, or after a delete): the leader sees a reservation of another
+// incarnation above the new next ID, and moves next up to it. No ID of
+// the old sequence is handed out again.
+func TestMadeAnewStartsAboveTheOldReservation(t *testing.T) {
+	f := newFixture(t, "again", 1, 10)
+	f.persist(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	admin := f.connect(t, f.cluster.Servers())
+	seq, _ := sequence.Open(f.connect(t, f.cluster.Servers()), "again", f.opts...)
+	var last int64
+	for range 25 {
+		id, err := seq.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = id
+	}
+	stored, err := f.store.All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := stored["again"]
+	if err := sequence.Delete(ctx, admin, "again", f.opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := sequence.Create(ctx, admin, "again", 1, f.opts...); err != nil {
+		t.Fatal(err)
+	}
+	seq, _ = sequence.Open(f.connect(t, f.cluster.Servers()), "again", f.opts...)
+	id, err := seq.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id <= last || id < old.Value {
+		t.Fatalf("the new sequence handed out %d; the old one reached %d, with a reservation of %d", id, last, old.Value)
+	}
+	now, _ := f.store.All(ctx)
+	if now["again"].Incarnation == old.Incarnation || now["again"].Value <= old.Value {
+		t.Errorf("the store holds %+v, after %+v", now["again"], old)
 	}
 }

@@ -32,7 +32,7 @@ const recentWrites = 32
 var ErrCorrupt = errors.New("sequence: not a sequence's data")
 
 // state is what a sequence's znode holds, as JSON, so that zkCli.sh shows
-// it plainly: {"next":1200,"limit":2000,"recent":["3f0c…",…]}.
+// it plainly: {"next":1200,"limit":2000,"incarnation":"9b1e…","recent":["3f0c…",…]}.
 type state struct {
 	// Next is the next ID to hand out: every ID below it was handed out
 	// (or skipped, loudly), none at or above it.
@@ -40,6 +40,12 @@ type state struct {
 	// Limit is where workers stop: they allocate only IDs below it. The
 	// persistence leader raises it, and only to a value it stored first.
 	Limit int64 `json:"limit"`
+	// Incarnation is a random token made with the sequence (by Create, or
+	// by Restore from the store), copied by every write. A reservation in
+	// the Store of another incarnation means that ZooKeeper lost the
+	// sequence and someone made it anew instead of restoring it: its next
+	// ID may lie below IDs handed out before (see term.raise).
+	Incarnation string `json:"incarnation"`
 	// Recent holds the tokens of the last writes, newest last: how a
 	// writer whose reply was lost learns whether its write landed.
 	Recent []string `json:"recent,omitempty"`

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,19 +15,30 @@ import (
 // ever goes up, even when two persistence processes write at once (a
 // stale leader and its successor): that is what makes Restore safe.
 type Store interface {
-	// Raise durably stores a reservation for name of at least to, never
-	// lowering one stored before, and returns the reservation now stored.
-	// It returns only once the reservation would survive a crash.
-	Raise(ctx context.Context, name string, to int64) (int64, error)
-	// All returns every stored reservation, by sequence name.
-	All(ctx context.Context) (map[string]int64, error)
+	// Raise durably stores r for name unless a reservation at least as
+	// high is stored, and returns the highest one stored before (the zero
+	// Reservation when there was none). It returns only once r would
+	// survive a crash.
+	Raise(ctx context.Context, name string, r Reservation) (before Reservation, err error)
+	// All returns the highest stored reservation of every sequence.
+	All(ctx context.Context) (map[string]Reservation, error)
+}
+
+// Reservation is a sequence's stored limit: no ID at or above Value was
+// ever handed out. Incarnation says which making of the sequence it
+// belongs to (see state), so that a sequence made anew after ZooKeeper
+// lost its data is not mistaken for the one the reservation counted.
+type Reservation struct {
+	Value       int64
+	Incarnation string
 }
 
 // ErrStore is wrapped by every error of a FileStore.
 var ErrStore = errors.New("sequence: store")
 
 // FileStore is a Store in a local directory. Each reservation is a file of
-// its own, named for it (orders@2001 holds orders' reservation 2001),
+// its own, named for it (orders@2001 holds orders' reservation 2001 and
+// its incarnation),
 // written to a temporary name, fsynced, renamed into place, and the
 // directory fsynced: a crash leaves it whole or absent. A file is never
 // changed afterwards, and a sequence's reservation is the highest of its
@@ -65,70 +75,91 @@ func OpenFileStore(dir string) (*FileStore, error) {
 // Dir returns the store's directory.
 func (fs *FileStore) Dir() string { return fs.dir }
 
-// Raise stores max(stored, to) for name: a new file when to is higher.
-func (fs *FileStore) Raise(ctx context.Context, name string, to int64) (int64, error) {
+// Raise stores r for name: a new file when r is higher than every file.
+func (fs *FileStore) Raise(ctx context.Context, name string, r Reservation) (Reservation, error) {
 	if err := ValidateName(name); err != nil {
-		return 0, err
+		return Reservation{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return Reservation{}, err
 	}
 	all, err := fs.files()
 	if err != nil {
-		return 0, err
+		return Reservation{}, err
 	}
-	if stored := slices.Max(append(all[name], 0)); stored >= to {
-		return stored, nil
+	before := highest(all[name])
+	if before.Value >= r.Value {
+		return before, nil
 	}
-	if err := fs.write(name, to); err != nil {
-		return 0, err
+	if err := fs.write(name, r); err != nil {
+		return Reservation{}, err
 	}
-	for _, v := range all[name] { // lower ones: ours is durable, so they no longer count
-		if v < to {
-			os.Remove(fs.path(name, v))
-		}
+	for _, old := range all[name] { // lower ones: ours is durable, so they no longer count
+		os.Remove(fs.path(name, old.Value))
 	}
-	return to, nil
+	return before, nil
 }
 
 // All returns the highest reservation of each sequence.
-func (fs *FileStore) All(ctx context.Context) (map[string]int64, error) {
+func (fs *FileStore) All(ctx context.Context) (map[string]Reservation, error) {
 	all, err := fs.files()
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]int64, len(all))
-	for name, vs := range all {
-		out[name] = slices.Max(vs)
+	out := make(map[string]Reservation, len(all))
+	for name, rs := range all {
+		out[name] = highest(rs)
 	}
 	return out, nil
+}
+
+func highest(rs []Reservation) Reservation {
+	var h Reservation
+	for _, r := range rs {
+		if r.Value > h.Value {
+			h = r
+		}
+	}
+	return h
 }
 
 func (fs *FileStore) path(name string, v int64) string {
 	return filepath.Join(fs.dir, name+"@"+strconv.FormatInt(v, 10))
 }
 
-// files lists the reservations on disk, by sequence.
-func (fs *FileStore) files() (map[string][]int64, error) {
+// files reads the reservations on disk, by sequence. A file holds its
+// value and its incarnation: "2001 3f0c9a1b2c3d4e5f".
+func (fs *FileStore) files() (map[string][]Reservation, error) {
 	entries, err := os.ReadDir(fs.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
-	out := make(map[string][]int64)
+	out := make(map[string][]Reservation)
 	for _, e := range entries {
 		name, num, ok := strings.Cut(e.Name(), "@")
 		v, err := strconv.ParseInt(num, 10, 64)
 		if !ok || err != nil || e.IsDir() || ValidateName(name) != nil {
 			continue // a temporary file, or not ours
 		}
-		out[name] = append(out[name], v)
+		data, err := os.ReadFile(filepath.Join(fs.dir, e.Name()))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // a lower one, deleted by a writer since the listing
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrStore, err)
+		}
+		f := strings.Fields(string(data))
+		if len(f) != 2 || f[0] != num {
+			return nil, fmt.Errorf("%w: %s: want %q and the incarnation, found %q", ErrStore, e.Name(), num, data)
+		}
+		out[name] = append(out[name], Reservation{Value: v, Incarnation: f[1]})
 	}
 	return out, nil
 }
 
-// write makes name's file for v, so that a crash leaves it whole or
+// write makes name's file for r, so that a crash leaves it whole or
 // absent, and it survives once write returns.
-func (fs *FileStore) write(name string, v int64) error {
+func (fs *FileStore) write(name string, r Reservation) error {
 	tmp, err := os.CreateTemp(fs.dir, "."+name+".tmp-")
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrStore, err)
@@ -136,7 +167,7 @@ func (fs *FileStore) write(name string, v int64) error {
 	defer os.Remove(tmp.Name()) // gone after the rename; left only by a failure
 	err = tmp.Chmod(0o644)      // CreateTemp makes it private
 	if err == nil {
-		_, err = fmt.Fprintf(tmp, "%d\n", v)
+		_, err = fmt.Fprintf(tmp, "%d %s\n", r.Value, r.Incarnation)
 	}
 	if err == nil {
 		err = tmp.Sync()
@@ -145,7 +176,7 @@ func (fs *FileStore) write(name string, v int64) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), fs.path(name, v))
+		err = os.Rename(tmp.Name(), fs.path(name, r.Value))
 	}
 	if err == nil {
 		err = syncDir(fs.dir) // the rename itself must survive a crash

@@ -33,20 +33,19 @@ func TestFileStoreNeverLowers(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				v := value(w, i)
-				got, err := fs.Raise(ctx, "s", v)
-				if err != nil || got < v {
-					t.Errorf("Raise(%d) = %d, %v", v, got, err)
+				if _, err := fs.Raise(ctx, "s", Reservation{v, "i"}); err != nil {
+					t.Errorf("Raise(%d): %v", v, err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
 	fs, _ := OpenFileStore(dir)
-	if got, err := fs.Raise(ctx, "s", 3); err != nil || got != highest {
-		t.Fatalf("Raise(3) = %d, %v; want the stored %d", got, err, highest)
+	if before, err := fs.Raise(ctx, "s", Reservation{3, "j"}); err != nil || before != (Reservation{highest, "i"}) {
+		t.Fatalf("Raise(3) = %v, %v; want the stored %d", before, err, highest)
 	}
 	all, err := fs.All(ctx)
-	if err != nil || len(all) != 1 || all["s"] != highest {
+	if err != nil || len(all) != 1 || all["s"] != (Reservation{highest, "i"}) {
 		t.Fatalf("All = %v, %v; want s at %d", all, err, highest)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".s.tmp-*"))
@@ -54,7 +53,7 @@ func TestFileStoreNeverLowers(t *testing.T) {
 		t.Errorf("left behind: %v", leftovers)
 	}
 	// One more raise, alone: the lower files go, one is left.
-	if _, err := fs.Raise(ctx, "s", highest+1); err != nil {
+	if _, err := fs.Raise(ctx, "s", Reservation{highest + 1, "j"}); err != nil {
 		t.Fatal(err)
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "s@*")); len(files) != 1 || filepath.Base(files[0]) != fmt.Sprintf("s@%d", highest+1) {

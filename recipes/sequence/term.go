@@ -54,6 +54,15 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 	t.p.log.Info("now the persistence leader: keeping every sequence's limit above its IDs", "root", t.p.o.root, "epoch", t.epoch)
 	for ctx.Err() == nil {
 		names, wake, err := t.p.rz.ChildrenW(ctx, t.p.o.root)
+		if errors.Is(err, zk.ErrNoNode) {
+			// No root (ZooKeeper lost its data, and nobody restored yet):
+			// wait for it to be made.
+			t.p.log.Info("no sequences yet: waiting for their root to be made (seqid create, or seqid restore after a loss)", "root", t.p.o.root)
+			var ok bool
+			if ok, _, wake, err = t.p.rz.ExistsW(ctx, t.p.o.root); ok {
+				continue
+			}
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				t.p.log.Warn("could not list the sequences; trying again", "error", err, "in", retryAfter)
@@ -61,7 +70,7 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 			}
 			continue
 		}
-		t.reconcile(ctx, names)
+		t.reconcile(ctx, names) // none when the root is missing
 		select {
 		case <-wake:
 		case <-ctx.Done():
@@ -142,16 +151,32 @@ func (t *term) maintain(ctx context.Context, name string) {
 // has lost that znode with its session, so its late raise fails as a
 // whole: the check is the fence, applied by ZooKeeper at the moment of the
 // write.
+//
+// One more guard: when the store holds a reservation of another
+// incarnation above next, the sequence was made anew after ZooKeeper lost
+// its data, not restored, and IDs from next on may have been handed out
+// before. Next moves up to that reservation with the raise, as Restore
+// would have done.
 func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) error {
-	target := st.Next + 2*t.p.o.block
-	stored, err := t.p.store.Raise(ctx, name, target)
+	next := st.Next
+	target := next + 2*t.p.o.block
+	before, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation})
 	if err != nil {
 		return err
 	}
-	t.p.log.Debug("stored a reservation; now raising the limit", "sequence", name, "stored", stored)
+	if before.Incarnation != st.Incarnation && before.Value > next {
+		t.p.log.Warn("the store holds a reservation of an earlier incarnation of this sequence, above its next ID: "+
+			"ZooKeeper lost its data and the sequence was made anew instead of restored; moving its next ID up to the reservation",
+			"sequence", name, "next", next, "reservation", before.Value)
+		next, target = before.Value, before.Value+2*t.p.o.block
+		if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation}); err != nil {
+			return err
+		}
+	}
+	t.p.log.Debug("stored a reservation; now raising the limit", "sequence", name, "stored", target)
 	for {
 		want := st
-		want.Limit = max(st.Limit, target)
+		want.Next, want.Limit = max(st.Next, next), max(st.Limit, target)
 		want = want.written(fmt.Sprintf("raise-%d-%s", t.epoch, newToken()))
 		res, err := t.p.rz.Multi(ctx,
 			&zk.CheckVersionRequest{Path: t.node, Version: -1},
@@ -159,7 +184,7 @@ func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) e
 		switch {
 		case err == nil:
 			t.p.raises.Add(1)
-			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", st.Next, "stored", stored)
+			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", want.Next, "stored", max(before.Value, target))
 			return nil
 		case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode):
 			t.p.refused.Add(1)

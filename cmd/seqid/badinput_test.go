@@ -12,7 +12,7 @@ import (
 // Bad input gets one line naming the problem, exit status 2, and nothing
 // is written: no znode, no store directory, no file.
 func TestBadInput(t *testing.T) {
-	conn := servers[0]
+	conn := server(t)
 	root := fmt.Sprintf("/bad-%d", time.Now().UnixNano())
 	mustSeqid(t, "create", "--servers", conn, "--root", root, "known")
 	file := filepath.Join(t.TempDir(), "file")

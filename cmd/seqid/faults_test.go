@@ -239,7 +239,7 @@ func TestFrozenLeaderRaisesNothingAfterItsSuccessor(t *testing.T) {
 // A sequence created while the service runs gets a stored reservation
 // and a limit without a restart: dynamic node detection.
 func TestSequencesCreatedLaterAreMaintained(t *testing.T) {
-	conn := servers[0]
+	conn := server(t)
 	root := fmt.Sprintf("/dyn-%d", time.Now().UnixNano())
 	store := t.TempDir()
 	p := startPersister(t, conn, store, "dyn", "--root", root, "--election", root+"-persist")

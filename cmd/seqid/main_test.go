@@ -135,3 +135,13 @@ func logLines(t *testing.T, stderr, msg string) []time.Time {
 	}
 	return out
 }
+
+// server returns the shared server's address, and skips under -short,
+// the one mode that runs unit tests alone.
+func server(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("testing.Short() is set: -short runs unit tests only, and this one needs a real ZooKeeper server")
+	}
+	return servers[0]
+}

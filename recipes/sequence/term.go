@@ -166,7 +166,8 @@ func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) e
 	}
 	if before.Incarnation != st.Incarnation && before.Value > next {
 		t.p.log.Warn("the store holds a reservation of an earlier incarnation of this sequence, above its next ID: "+
-			"ZooKeeper lost its data and the sequence was made anew instead of restored; moving its next ID up to the reservation",
+			"it was made anew (deleted and created again, or created instead of restored after ZooKeeper lost its data); "+
+			"moving its next ID up to the reservation, so that no ID is handed out twice",
 			"sequence", name, "next", next, "reservation", before.Value)
 		next, target = before.Value, before.Value+2*t.p.o.block
 		if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation}); err != nil {

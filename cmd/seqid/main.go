@@ -35,7 +35,7 @@ func newApp() *cli.App {
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
 		Flags:                 []cli.Flag{cli.HelpFlag},
 		Commands: []*cli.Command{createCommand(), nextCommand(), persistCommand(), listCommand(), restoreCommand(),
-			deleteCommand(), benchCommand(), helpCommand()},
+			deleteCommand(), benchCommand(), cmdline.HelpCommand("seqid help next", commandNames)},
 		OnUsageError:    cmdline.OnUsageError,
 		HideHelpCommand: true,
 		Before:          cmdline.TakenValues,
@@ -51,20 +51,4 @@ func newApp() *cli.App {
 		c.OnUsageError = cmdline.OnUsageError
 	}
 	return app
-}
-
-// helpCommand is `seqid help [COMMAND]`: the same as --help.
-func helpCommand() *cli.Command {
-	return &cli.Command{
-		Name: "help", Usage: "show this help, or a command's: seqid help next", ArgsUsage: "[COMMAND]",
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return cli.ShowAppHelp(c)
-			}
-			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
-				return cmdline.Usage("help: no command %q (want %s)", strings.Join(c.Args().Slice(), " "), commandNames)
-			}
-			return cli.ShowCommandHelp(c, c.Args().First())
-		},
-	}
 }

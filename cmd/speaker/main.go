@@ -45,7 +45,7 @@ func newApp() *cli.App {
 			cli.HelpFlag, // urfave adds it only when it adds its own help command
 		},
 		Action:          runSpeaker,
-		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), chaosCommand(), helpCommand()},
+		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), chaosCommand(), cmdline.HelpCommand("speaker help status", "status, timeline, bench, chaos or help")},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
 		Before:          takenValues,
@@ -54,22 +54,6 @@ func newApp() *cli.App {
 		c.Before = takenValues
 	}
 	return app
-}
-
-// helpCommand is `speaker help [COMMAND]`: the same as --help.
-func helpCommand() *cli.Command {
-	return &cli.Command{
-		Name: "help", Usage: "show this help, or a command's: speaker help status", ArgsUsage: "[COMMAND]",
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return cli.ShowAppHelp(c)
-			}
-			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
-				return cmdline.Usage("help: no command %q (want status, timeline, bench, chaos or help)", strings.Join(c.Args().Slice(), " "))
-			}
-			return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First()) // looked up among speaker's commands
-		},
-	}
 }
 
 // The flags that say where the election is, shared by every subcommand.

@@ -29,7 +29,7 @@ func newApp() *cli.App {
 			"zkconfig get [options] KEY           print the value",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
 		Flags:                 []cli.Flag{cli.HelpFlag}, // urfave adds it only when it adds its own help command
-		Commands:              []*cli.Command{updateCommand(), watchCommand(), setCommand(), getCommand(), helpCommand()},
+		Commands:              []*cli.Command{updateCommand(), watchCommand(), setCommand(), getCommand(), cmdline.HelpCommand("zkconfig help watch", "update, watch, set, get or help")},
 		OnUsageError:          cmdline.OnUsageError,
 		HideHelpCommand:       true,
 		Before:                cmdline.TakenValues,
@@ -45,20 +45,4 @@ func newApp() *cli.App {
 		c.OnUsageError = cmdline.OnUsageError
 	}
 	return app
-}
-
-// helpCommand is `zkconfig help [COMMAND]`: the same as --help.
-func helpCommand() *cli.Command {
-	return &cli.Command{
-		Name: "help", Usage: "show this help, or a command's: zkconfig help watch", ArgsUsage: "[COMMAND]",
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return cli.ShowAppHelp(c)
-			}
-			if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
-				return cmdline.Usage("help: no command %q (want update, watch, set, get or help)", strings.Join(c.Args().Slice(), " "))
-			}
-			return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First())
-		},
-	}
 }

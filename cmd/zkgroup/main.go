@@ -45,18 +45,7 @@ func newApp() *cli.App {
 			command("list", "print a group's members, one a line, sorted (ListGroup)", "GROUP", "warn", runList,
 				&cli.BoolFlag{Name: "watch", Usage: "keep running and print each member who joins (+) or leaves (-)"}),
 			command("delete", "delete a group and its members in one atomic multi (DeleteGroup)", "GROUP", "warn", runDelete),
-			{
-				Name: "help", Usage: "show this help, or a command's: zkgroup help join", ArgsUsage: "[COMMAND]",
-				Action: func(c *cli.Context) error {
-					if c.NArg() == 0 {
-						return cli.ShowAppHelp(c)
-					}
-					if c.NArg() > 1 || c.App.Command(c.Args().First()) == nil {
-						return cmdline.Usage("help: no command %q (want create, join, list, delete or help)", strings.Join(c.Args().Slice(), " "))
-					}
-					return cli.ShowCommandHelp(c.Lineage()[1], c.Args().First())
-				},
-			},
+			cmdline.HelpCommand("zkgroup help join", "create, join, list, delete or help"),
 		},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,

@@ -18,6 +18,9 @@ import (
 	"zkspeaker/recoverable"
 )
 
+// maxPrinted is the most IDs `next --count` prints: a million lines.
+const maxPrinted = 1000000
+
 // onceTimeout bounds create, delete, list and restore.
 const onceTimeout = 20 * time.Second
 
@@ -31,7 +34,7 @@ func createCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			start, err := int64Flag(c, "start", 0)
+			start, err := int64Flag(c, "start", 0, sequence.MaxStart)
 			if err != nil {
 				return err
 			}
@@ -127,7 +130,7 @@ func nextCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			count, err := int64Flag(c, "count", 1)
+			count, err := int64Flag(c, "count", 1, maxPrinted)
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/ensemble"
 	"zkspeaker/internal/seqbench"
+	"zkspeaker/recipes/sequence"
 )
 
 func benchCommand() *cli.Command {
@@ -58,7 +59,7 @@ func runBench(c *cli.Context) error {
 	if cfg.Duration, err = cmdline.PositiveDuration(c, "duration"); err != nil {
 		return err
 	}
-	if cfg.Block, err = int64Flag(c, "block", 1); err != nil {
+	if cfg.Block, err = int64Flag(c, "block", 1, sequence.MaxBlock); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

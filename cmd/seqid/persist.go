@@ -39,7 +39,7 @@ func runPersist(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	block, err := int64Flag(c, "block", 1)
+	block, err := int64Flag(c, "block", 1, sequence.MaxBlock)
 	if err != nil {
 		return err
 	}

@@ -120,11 +120,11 @@ func openStore(c *cli.Context) (*sequence.FileStore, error) {
 	return st, nil
 }
 
-// int64Flag parses a whole-number flag of at least min.
-func int64Flag(c *cli.Context, name string, min int64) (int64, error) {
+// int64Flag parses a whole-number flag from lo to hi.
+func int64Flag(c *cli.Context, name string, lo, hi int64) (int64, error) {
 	var v int64
-	if _, err := fmt.Sscan(c.String(name), &v); err != nil || fmt.Sprint(v) != strings.TrimPrefix(c.String(name), "+") || v < min {
-		return 0, cmdline.BadFlag(name, "%q: want a whole number, %d or more", c.String(name), min)
+	if _, err := fmt.Sscan(c.String(name), &v); err != nil || fmt.Sprint(v) != strings.TrimPrefix(c.String(name), "+") || v < lo || v > hi {
+		return 0, cmdline.BadFlag(name, "%q: want a whole number from %d to %d", c.String(name), lo, hi)
 	}
 	return v, nil
 }

@@ -8,9 +8,9 @@ import (
 
 // ZooKeeper's request opcodes that the tests trap on.
 const (
-	OpExists  int32 = 3
-	OpSetData int32 = 5
-	OpSync    int32 = 9
+	OpExists int32 = 3
+	OpMulti  int32 = 14
+	OpSync   int32 = 9
 )
 
 // SetReplyLatency holds every frame from the server for d before the

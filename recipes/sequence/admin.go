@@ -26,16 +26,33 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	if err := ValidateName(name); err != nil {
 		return err
 	}
-	if start < 0 {
-		return fmt.Errorf("%w: start %d: want 0 or more", ErrInvalid, start)
+	if start < 0 || start > MaxStart {
+		return fmt.Errorf("%w: start %d: want 0 to %d", ErrInvalid, start, int64(MaxStart))
 	}
 	if err := rz.EnsurePath(ctx, o.root, zk.WorldACL(zk.PermAll)); err != nil {
 		return err
 	}
-	st := state{Next: start, Limit: start, Incarnation: newToken()}.written(newToken())
-	_, err = rz.Create(ctx, o.root+"/"+name, st.encode(), zk.WorldACL(zk.PermAll))
+	err = create(ctx, rz, o.root+"/"+name, state{Next: start, Limit: start, Incarnation: newToken()})
 	if errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("%w: %q", ErrExists, name)
+	}
+	return err
+}
+
+// create makes the sequence's znode with st and its incarnation's marker,
+// in one multi. A create sent again after a connection loss that finds the
+// znode there is ours if it holds our incarnation.
+func create(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, st state) error {
+	acl := zk.WorldACL(zk.PermAll)
+	_, err := rz.Multi(ctx,
+		&zk.CreateRequest{Path: path, Data: st.written(newToken()).encode(), Acl: acl},
+		&zk.CreateRequest{Path: st.marker(path), Acl: acl})
+	if errors.Is(err, zk.ErrNodeExists) && errors.Is(err, recoverable.ErrRetried) {
+		if data, _, gerr := rz.Get(ctx, path); gerr == nil {
+			if now, derr := decodeState(data); derr == nil && now.Incarnation == st.Incarnation {
+				return nil // our first attempt made it
+			}
+		}
 	}
 	return err
 }
@@ -50,11 +67,25 @@ func Delete(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	if err := ValidateName(name); err != nil {
 		return err
 	}
-	err = rz.Delete(ctx, o.root+"/"+name, -1)
-	if errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("%w: %q", ErrNotFound, name)
+	path := o.root + "/" + name
+	for {
+		data, _, err := rz.Get(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			return fmt.Errorf("%w: %q", ErrNotFound, name)
+		}
+		if err != nil {
+			return err
+		}
+		st, err := decodeState(data)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		_, err = rz.Multi(ctx, &zk.DeleteRequest{Path: st.marker(path), Version: -1}, &zk.DeleteRequest{Path: path, Version: -1})
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // deleted meanwhile, or made anew: look again
+		}
+		return err
 	}
-	return err
 }
 
 // Info is one sequence as List sees it.

@@ -29,6 +29,13 @@ const DefaultElection = "/seqid-persist"
 // it by two blocks when it is not. The article reserves 100 at a time.
 const DefaultBlock = 1000
 
+// MaxBlock is the largest reservation size, and MaxStart the largest first
+// ID: far below the largest int64, so that no sum of them overflows.
+const (
+	MaxBlock = 1 << 40
+	MaxStart = 1 << 60
+)
+
 // DefaultWait is how long Next waits for the limit to be raised.
 const DefaultWait = 10 * time.Second
 
@@ -67,8 +74,8 @@ func newOptions(opts []Option) (options, error) {
 	if o.wait <= 0 {
 		return o, fmt.Errorf("%w: wait %s: want above 0", ErrInvalid, o.wait)
 	}
-	if o.block < 1 {
-		return o, fmt.Errorf("%w: block %d: want 1 or more", ErrInvalid, o.block)
+	if o.block < 1 || o.block > MaxBlock {
+		return o, fmt.Errorf("%w: block %d: want 1 to %d", ErrInvalid, o.block, int64(MaxBlock))
 	}
 	return o, nil
 }

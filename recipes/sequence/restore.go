@@ -76,13 +76,15 @@ func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store St
 }
 
 func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path, name string, res Reservation) (Restored, error) {
-	reserved := res.Value
+	reserved := res.Value // its incarnation is the lost znode's
 	r := Restored{Name: name, Reserved: reserved}
-	at := state{Next: reserved, Limit: reserved, Incarnation: res.Incarnation}
+	// A new incarnation: a worker that still holds a state of the lost
+	// znode must not find its version valid on this one.
+	at := state{Next: reserved, Limit: reserved, Incarnation: newToken()}
 	for {
 		data, stat, err := rz.Get(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
-			_, err := rz.Create(ctx, path, at.written(newToken()).encode(), zk.WorldACL(zk.PermAll))
+			err := create(ctx, rz, path, at)
 			if errors.Is(err, zk.ErrNodeExists) {
 				continue // made meanwhile (or by our own lost create): look again
 			}
@@ -105,10 +107,11 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 			r.Action = Unchanged
 			return r, nil
 		}
-		at.Recent, at.Incarnation = st.Recent, st.Incarnation
-		_, err = rz.Set(ctx, path, at.written(newToken()).encode(), stat.Version)
-		if errors.Is(err, zk.ErrBadVersion) {
-			continue // a worker or a leader wrote meanwhile: decide again
+		want := st
+		want.Next, want.Limit = reserved, reserved
+		_, err = rz.Multi(ctx, st.setOps(path, stat.Version, want.written(newToken()))...)
+		if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) {
+			continue // a worker or a leader wrote meanwhile, or it was made anew: decide again
 		}
 		r.Action = Raised
 		return r, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +30,9 @@ var ErrNoRoom = errors.New("sequence: no room below the limit")
 // and the log says which.
 var ErrUnknownOutcome = errors.New("sequence: a write's outcome is unknown")
 
+// MaxCount is the most IDs one NextN may reserve.
+const MaxCount = 1 << 40
+
 // Sequence hands out IDs of one sequence, for one worker. A Sequence is
 // safe for concurrent use; its methods take turns.
 type Sequence struct {
@@ -40,9 +42,9 @@ type Sequence struct {
 	wait time.Duration
 	log  *slog.Logger
 
-	mu     sync.Mutex // one allocation at a time, and the cache below
-	cached *state     // what our last write left, when it succeeded
-	ver    int32      // and its version
+	turn   chan struct{} // one allocation at a time (a semaphore that honours ctx), and the cache below
+	cached *state        // what our last write left, when it succeeded
+	ver    int32         // and its version
 
 	conflicts, waits, skipped, handed atomic.Int64
 }
@@ -57,7 +59,8 @@ func Open(rz *recoverable.RecoverableZookeeper, name string, opts ...Option) (*S
 	if err := ValidateName(name); err != nil {
 		return nil, err
 	}
-	return &Sequence{rz: rz, name: name, path: o.root + "/" + name, wait: o.wait, log: o.log.With("sequence", name)}, nil
+	return &Sequence{rz: rz, name: name, path: o.root + "/" + name, wait: o.wait, log: o.log.With("sequence", name),
+		turn: make(chan struct{}, 1)}, nil
 }
 
 // Next returns a new ID, never handed out before.
@@ -66,18 +69,22 @@ func (s *Sequence) Next(ctx context.Context) (int64, error) { return s.NextN(ctx
 // NextN reserves k consecutive IDs in one compare-and-set and returns the
 // first: the IDs are first, first+1, …, first+k-1.
 func (s *Sequence) NextN(ctx context.Context, k int64) (int64, error) {
-	if k < 1 {
-		return 0, fmt.Errorf("%w: count %d: want 1 or more", ErrInvalid, k)
+	if k < 1 || k > MaxCount {
+		return 0, fmt.Errorf("%w: count %d: want 1 to %d", ErrInvalid, k, int64(MaxCount))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	select {
+	case s.turn <- struct{}{}:
+		defer func() { <-s.turn }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 	var giveUp time.Time // when the wait for room started, plus the wait
 	for {
 		cur, ver, err := s.current(ctx)
 		if err != nil {
 			return 0, err
 		}
-		if cur.Next+k > cur.Limit {
+		if k > cur.Limit-cur.Next { // no room (written so, it cannot overflow)
 			if s.cached != nil {
 				s.cached = nil // the limit may have been raised since our write
 				continue
@@ -118,28 +125,36 @@ func (s *Sequence) current(ctx context.Context) (state, int32, error) {
 	return st, stat.Version, nil
 }
 
-// claim tries to move next past k IDs with a version-checked set: the
-// compare-and-set. It reports done with the first ID when the IDs are
-// ours, or not done when someone else wrote first (try again).
+// claim tries to move next past k IDs with a version-checked set, in a
+// multi with the check of the incarnation's marker: the compare-and-set.
+// It reports done with the first ID when the IDs are ours, or not done
+// when someone else wrote first, or the sequence was made anew (try
+// again, on a fresh read).
 func (s *Sequence) claim(ctx context.Context, cur state, ver int32, k int64) (first int64, done bool, err error) {
 	token := newToken()
 	want := cur
 	want.Next += k
 	want = want.written(token)
 	s.cached = nil
-	stat, err := s.rz.Set(ctx, s.path, want.encode(), ver)
+	res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)
+	retried := errors.Is(err, recoverable.ErrRetried)
 	switch {
 	case err == nil:
-		s.cached, s.ver = &want, stat.Version
+		s.cached, s.ver = &want, res[1].Stat.Version
 		s.handed.Add(k)
 		return cur.Next, true, nil
-	case errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, recoverable.ErrRetried):
+	case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode) && !retried:
+		// Our state is of an incarnation that is gone: deleted, or made
+		// anew. The next read tells which.
+		return 0, false, nil
+	case len(res) == 2 && errors.Is(res[1].Error, zk.ErrBadVersion) && !retried:
 		s.conflicts.Add(1) // a plain conflict: our write was refused
 		return 0, false, nil
-	case errors.Is(err, zk.ErrBadVersion):
+	case len(res) == 2 && errors.Is(res[1].Error, zk.ErrBadVersion):
 		return s.settle(ctx, cur, ver, k, token)
-	case errors.Is(err, zk.ErrNoNode):
-		return 0, false, fmt.Errorf("%w: %q", ErrNotFound, s.name)
+	case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode):
+		s.skip(cur.Next, k, "the sequence was deleted or made anew while our write was on its way")
+		return 0, false, nil
 	default:
 		s.skip(cur.Next, k, "the answer to our write never came")
 		return 0, false, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
@@ -159,6 +174,10 @@ func (s *Sequence) settle(ctx context.Context, cur state, ver int32, k int64, to
 	now, err := decodeState(data)
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: %w", s.path, err)
+	}
+	if now.Incarnation != cur.Incarnation {
+		s.skip(cur.Next, k, "the sequence was made anew while our write was on its way")
+		return 0, false, nil
 	}
 	landed, certain := now.landed(token, ver, stat.Version)
 	switch {
@@ -191,7 +210,7 @@ func (s *Sequence) awaitRoom(ctx context.Context, k int64, giveUp time.Time) err
 		return fmt.Errorf("%w: %q", ErrNotFound, s.name)
 	}
 	if err == nil {
-		if st, derr := decodeState(data); derr == nil && st.Next+k <= st.Limit {
+		if st, derr := decodeState(data); derr == nil && k <= st.Limit-st.Next {
 			return nil
 		}
 		select {

@@ -205,8 +205,9 @@ func TestNewSequencesArePickedUp(t *testing.T) {
 	}
 }
 
-// A set whose answer is lost: the proxy holds the server's replies back,
-// and resets the connection the moment the server has applied our set.
+// A write whose answer is lost: the proxy holds the server's replies back,
+// and resets the connection the moment the server has applied our
+// compare-and-set.
 // The client sends it again, meets a changed version, and reads its own
 // token in the znode: the IDs are ours, handed out once, with no hole.
 // When too many writes came in between to tell, the IDs are skipped,
@@ -233,7 +234,7 @@ func TestLostSetReply(t *testing.T) {
 			got.add(id, 1)
 
 			proxy.SetReplyLatency(time.Hour)
-			applied := proxy.NotifyReply(zktest.OpSetData)
+			applied := proxy.NotifyReply(zktest.OpMulti) // a worker's compare-and-set is a multi
 			done := make(chan error, 1)
 			go func() {
 				id, err := ours.Next(ctx)

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // DefaultRoot is the znode under which every sequence lives, as in the
@@ -56,10 +58,27 @@ func decodeState(data []byte) (state, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return state{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	if s.Next < 0 || s.Limit < s.Next {
-		return state{}, fmt.Errorf("%w: next %d, limit %d", ErrCorrupt, s.Next, s.Limit)
+	if s.Next < 0 || s.Limit < s.Next || ValidateName(s.Incarnation) != nil {
+		return state{}, fmt.Errorf("%w: next %d, limit %d, incarnation %q", ErrCorrupt, s.Next, s.Limit, s.Incarnation)
 	}
 	return s, nil
+}
+
+// marker is the child znode that exists exactly as long as this
+// incarnation of the sequence at path. Every write checks it in the same
+// multi: a znode's version alone does not say which znode it belongs to,
+// and after a delete and create (or a wipe and restore) a new znode goes
+// through the same versions again, so a write prepared against the old
+// one (a worker's cached version) could otherwise land on the new one.
+func (s state) marker(path string) string { return path + "/" + s.Incarnation }
+
+// setOps is a compare-and-set of path from s, at version ver, to want:
+// the marker's check, then the version-checked write.
+func (s state) setOps(path string, ver int32, want state) []any {
+	return []any{
+		&zk.CheckVersionRequest{Path: s.marker(path), Version: -1},
+		&zk.SetDataRequest{Path: path, Data: want.encode(), Version: ver},
+	}
 }
 
 func (s state) encode() []byte {

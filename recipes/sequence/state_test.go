@@ -36,11 +36,11 @@ func TestLanded(t *testing.T) {
 }
 
 func TestDecodeState(t *testing.T) {
-	st, err := decodeState(state{Next: 5, Limit: 9, Recent: []string{"a"}}.encode())
+	st, err := decodeState(state{Next: 5, Limit: 9, Incarnation: "c0ffee", Recent: []string{"a"}}.encode())
 	if err != nil || st.Next != 5 || st.Limit != 9 {
 		t.Fatalf("round trip: %+v, %v", st, err)
 	}
-	for _, bad := range []string{"", "12", `{"next":5,"limit":4}`, `{"next":-1,"limit":4}`} {
+	for _, bad := range []string{"", "12", `{"next":5,"limit":4,"incarnation":"i"}`, `{"next":-1,"limit":4,"incarnation":"i"}`, `{"next":1,"limit":4}`} {
 		if _, err := decodeState([]byte(bad)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("decode %q: %v", bad, err)
 		}

@@ -20,6 +20,9 @@ type Store interface {
 	// Reservation when there was none). It returns only once r would
 	// survive a crash.
 	Raise(ctx context.Context, name string, r Reservation) (before Reservation, err error)
+	// Reserved returns name's highest stored reservation, the zero
+	// Reservation when it has none.
+	Reserved(ctx context.Context, name string) (Reservation, error)
 	// All returns the highest stored reservation of every sequence.
 	All(ctx context.Context) (map[string]Reservation, error)
 }
@@ -100,6 +103,15 @@ func (fs *FileStore) Raise(ctx context.Context, name string, r Reservation) (Res
 	return before, nil
 }
 
+// Reserved returns name's highest reservation.
+func (fs *FileStore) Reserved(ctx context.Context, name string) (Reservation, error) {
+	all, err := fs.files()
+	if err != nil {
+		return Reservation{}, err
+	}
+	return highest(all[name]), nil
+}
+
 // All returns the highest reservation of each sequence.
 func (fs *FileStore) All(ctx context.Context) (map[string]Reservation, error) {
 	all, err := fs.files()
@@ -128,8 +140,20 @@ func (fs *FileStore) path(name string, v int64) string {
 }
 
 // files reads the reservations on disk, by sequence. A file holds its
-// value and its incarnation: "2001 3f0c9a1b2c3d4e5f".
+// value and its incarnation: "2001 3f0c9a1b2c3d4e5f". A file that a
+// writer deleted between the listing and the reading (a lower one, once
+// its higher one was durable) makes it list again: skipping it could miss
+// a sequence whose only file was replaced.
 func (fs *FileStore) files() (map[string][]Reservation, error) {
+	for {
+		out, err := fs.read()
+		if !errors.Is(err, os.ErrNotExist) {
+			return out, err
+		}
+	}
+}
+
+func (fs *FileStore) read() (map[string][]Reservation, error) {
 	entries, err := os.ReadDir(fs.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
@@ -142,9 +166,6 @@ func (fs *FileStore) files() (map[string][]Reservation, error) {
 			continue // a temporary file, or not ours
 		}
 		data, err := os.ReadFile(filepath.Join(fs.dir, e.Name()))
-		if errors.Is(err, os.ErrNotExist) {
-			continue // a lower one, deleted by a writer since the listing
-		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrStore, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"sync"
 	"time"
@@ -41,15 +42,22 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 	defer t.cancel()
 	<-t.p.monSet
 	t.node = t.p.mon.Node()
-	if confirm != nil {
+	for confirm != nil {
+		// Under at-most-one the first confirm is the decision's own proof;
+		// when it is stale, a confirm asks ZooKeeper. Until one succeeds,
+		// or the election stops us, nothing is maintained.
 		c, cancel := context.WithTimeout(ctx, 2*time.Second)
 		epoch, _, err := confirm(c)
 		cancel()
-		if err != nil {
-			t.p.log.Warn("could not prove that we lead; not maintaining", "error", err)
+		if err == nil {
+			t.epoch = epoch
+			break
+		}
+		if ctx.Err() != nil {
 			return
 		}
-		t.epoch = epoch
+		t.p.log.Warn("could not prove that we lead yet; trying again", "error", err, "in", retryAfter)
+		sleep(ctx, retryAfter)
 	}
 	t.p.log.Info("now the persistence leader: keeping every sequence's limit above its IDs", "root", t.p.o.root, "epoch", t.epoch)
 	for ctx.Err() == nil {
@@ -114,13 +122,20 @@ func (t *term) maintain(ctx context.Context, name string) {
 	p := path.Join(t.p.o.root, name)
 	for ctx.Err() == nil {
 		data, stat, wake, err := t.p.rz.GetW(ctx, p)
-		if errors.Is(err, zk.ErrNoNode) {
-			return // the children watch tells the term
+		gone := errors.Is(err, zk.ErrNoNode)
+		if gone {
+			// Deleted. The children watch stops us if it stays so; if it
+			// is made anew first, this watch wakes us for it.
+			var ok bool
+			if ok, _, wake, err = t.p.rz.ExistsW(ctx, p); ok {
+				continue
+			}
 		}
 		var retry <-chan time.Time
 		switch {
 		case err != nil:
 			retry = after(ctx, err, "could not read the sequence", t, name)
+		case gone:
 		default:
 			st, derr := decodeState(data)
 			if derr != nil {
@@ -158,55 +173,69 @@ func (t *term) maintain(ctx context.Context, name string) {
 // before. Next moves up to that reservation with the raise, as Restore
 // would have done.
 func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) error {
-	next := st.Next
-	target := next + 2*t.p.o.block
-	before, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation})
+	if st.Next > math.MaxInt64-2*t.p.o.block {
+		return fmt.Errorf("%w: %s is at %d: no room for two more blocks below the largest ID", ErrInvalid, name, st.Next)
+	}
+	prev, err := t.p.store.Reserved(ctx, name)
 	if err != nil {
 		return err
 	}
-	if before.Incarnation != st.Incarnation && before.Value > next {
+	if prev.Incarnation != "" && prev.Incarnation != st.Incarnation && prev.Value > st.Next {
+		// Fix ZooKeeper first, from what is durable already: only once
+		// next is past the old reservation may one of the new
+		// incarnation replace it in the store.
 		t.p.log.Warn("the store holds a reservation of an earlier incarnation of this sequence, above its next ID: "+
 			"it was made anew (deleted and created again, or created instead of restored after ZooKeeper lost its data); "+
 			"moving its next ID up to the reservation, so that no ID is handed out twice",
-			"sequence", name, "next", next, "reservation", before.Value)
-		next, target = before.Value, before.Value+2*t.p.o.block
-		if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation}); err != nil {
-			return err
-		}
+			"sequence", name, "next", st.Next, "reservation", prev.Value)
+		return t.write(ctx, name, p, st, ver, prev.Value, max(st.Limit, prev.Value), prev.Value)
+	}
+	target := st.Next + 2*t.p.o.block
+	if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation}); err != nil {
+		return err
 	}
 	t.p.log.Debug("stored a reservation; now raising the limit", "sequence", name, "stored", target)
+	return t.write(ctx, name, p, st, ver, st.Next, target, target)
+}
+
+// write sets the sequence's next ID to at least next and its limit to at
+// least limit (stored is the reservation behind it, for the log), in one multi that also checks our election znode (the
+// fence) and the incarnation's marker. A conflict with a worker is tried
+// again on a fresh read; a new incarnation ends it, for maintain to start
+// over.
+func (t *term) write(ctx context.Context, name, p string, st state, ver int32, next, limit, stored int64) error {
 	for {
 		want := st
-		want.Next, want.Limit = max(st.Next, next), max(st.Limit, target)
+		want.Next, want.Limit = max(st.Next, next), max(st.Limit, limit)
 		want = want.written(fmt.Sprintf("raise-%d-%s", t.epoch, newToken()))
-		res, err := t.p.rz.Multi(ctx,
-			&zk.CheckVersionRequest{Path: t.node, Version: -1},
-			&zk.SetDataRequest{Path: p, Data: want.encode(), Version: ver})
+		ops := append([]any{&zk.CheckVersionRequest{Path: t.node, Version: -1}}, st.setOps(p, ver, want)...)
+		res, err := t.p.rz.Multi(ctx, ops...)
 		switch {
 		case err == nil:
 			t.p.raises.Add(1)
-			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", want.Next, "stored", max(before.Value, target))
+			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", want.Next, "stored", stored)
 			return nil
-		case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode):
+		case len(res) == 3 && errors.Is(res[0].Error, zk.ErrNoNode):
 			t.p.refused.Add(1)
 			t.p.log.Warn("ZooKeeper refused to raise the limit: our election znode is gone, so we no longer lead", "sequence", name, "to", want.Limit)
 			return errNotLeader
-		case len(res) == 2 && errors.Is(res[1].Error, zk.ErrNoNode):
-			return nil // the sequence was deleted
-		case len(res) == 2 && errors.Is(res[1].Error, zk.ErrBadVersion):
+		case len(res) == 3 && errors.Is(res[1].Error, zk.ErrNoNode):
+			return nil // deleted, or made anew: maintain reads again
+		case len(res) == 3 && errors.Is(res[2].Error, zk.ErrBadVersion):
 			// A worker wrote in between, or our own retried attempt did:
-			// read again, and raise unless the limit is there already.
+			// read again, and write unless it is there already.
 			data, stat, err := t.p.rz.Get(ctx, p)
 			if err != nil {
 				return err
 			}
-			if st, err = decodeState(data); err != nil {
+			now, err := decodeState(data)
+			if err != nil {
 				return err
 			}
-			if st.Limit >= target {
+			if now.Incarnation != st.Incarnation || now.Next >= next && now.Limit >= limit {
 				return nil
 			}
-			ver = stat.Version
+			st, ver = now, stat.Version
 		default:
 			return err
 		}

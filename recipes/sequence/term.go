@@ -142,14 +142,17 @@ func (t *term) maintain(ctx context.Context, name string) {
 				t.p.log.Error("the sequence's znode holds something else; leaving it alone", "sequence", name, "error", derr)
 				break
 			}
-			if st.Limit-st.Next >= t.p.o.block {
-				break
+			step := t.raise
+			if stat.Version >= rolloverAt {
+				step = t.rollover
+			} else if st.Limit-st.Next >= t.p.o.block {
+				break // enough room: wait for the next change
 			}
-			if err := t.raise(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
+			if err := step(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
 				t.cancel() // the whole term ends: the election will tell us soon
 				return
 			} else if err != nil {
-				retry = after(ctx, err, "could not raise the limit", t, name)
+				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			}
 		}
 		select {

@@ -1,0 +1,55 @@
+package sequence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// rolloverAt is the data version at which the leader makes a sequence's
+// znode anew. ZooKeeper's data version is an int32 that wraps after 2^32
+// writes, through -1, and a compare-and-set with version -1 matches any
+// version: two workers could both win it. About a million writes before
+// the positive versions run out, the znode is replaced, in one multi, by a
+// fresh one at version 0. (A variable so that a test can reach it.)
+var rolloverAt int32 = 1<<31 - 1<<20
+
+// rollover replaces the sequence's znode with a fresh one that holds the
+// same next ID and limit, under a new incarnation, in one multi fenced by
+// our election znode: a worker's write prepared against the old znode
+// checks the old marker, which goes with it, and fails. The store first
+// gets a reservation of the new incarnation above the old one, so that
+// the new znode is not taken for one made anew (see raise).
+func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32) error {
+	prev, err := t.p.store.Reserved(ctx, name)
+	if err != nil {
+		return err
+	}
+	fresh := st
+	fresh.Incarnation = newToken()
+	to := max(prev.Value+1, st.Next+2*t.p.o.block)
+	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation}); err != nil {
+		return err
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	res, err := t.p.rz.Multi(ctx,
+		&zk.CheckVersionRequest{Path: t.node, Version: -1},
+		&zk.DeleteRequest{Path: st.marker(p), Version: -1},
+		&zk.DeleteRequest{Path: p, Version: ver},
+		&zk.CreateRequest{Path: p, Data: fresh.written(newToken()).encode(), Acl: acl},
+		&zk.CreateRequest{Path: fresh.marker(p), Acl: acl})
+	switch {
+	case err == nil:
+		t.p.log.Info("made the sequence's znode anew before its version wraps", "sequence", name, "version", ver, "next", st.Next, "limit", st.Limit)
+		return nil
+	case len(res) == 5 && errors.Is(res[0].Error, zk.ErrNoNode):
+		t.p.refused.Add(1)
+		return errNotLeader
+	case errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode):
+		return nil // a worker wrote meanwhile, or it is gone: maintain reads again
+	default:
+		return fmt.Errorf("make %s anew: %w", p, err)
+	}
+}

@@ -1,0 +1,85 @@
+package sequence
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+)
+
+// Long before its data version would wrap, the leader makes a sequence's
+// znode anew (here every 25 writes rather than every two billion), while
+// workers take IDs: they go on from the same next ID, every ID is handed
+// out once, with no hole, and one marker is left, the new incarnation's.
+func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
+	defer func(at int32) { rolloverAt = at }(rolloverAt)
+	rolloverAt = 25
+	cluster := zktest.Start(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
+	store, err := OpenFileStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Option{WithBlock(50), WithLogger(quiet)}
+	if err := Create(ctx, admin, "wrap", 1, opts...); err != nil {
+		t.Fatal(err)
+	}
+	_, first, err := admin.Get(ctx, DefaultRoot+"/wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPersister(ctx, zktest.Connect(t, cluster.Servers(), 4*time.Second), store, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+
+	var mu sync.Mutex
+	var ids []int64
+	var wg sync.WaitGroup
+	stop := time.Now().Add(2 * time.Second)
+	for range 3 {
+		seq, _ := Open(zktest.Connect(t, cluster.Servers(), 4*time.Second), "wrap", opts...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				id, err := seq.Next(ctx)
+				if err != nil {
+					t.Errorf("Next: %v", err)
+					return
+				}
+				mu.Lock()
+				ids = append(ids, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	slices.Sort(ids)
+	for i, id := range ids {
+		if id != int64(i)+1 {
+			t.Fatalf("ID %d at place %d: handed out twice, or a hole (%d IDs)", id, i, len(ids))
+		}
+	}
+	_, now, err := admin.Get(ctx, DefaultRoot+"/wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	markers, err := admin.Children(ctx, DefaultRoot+"/wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Czxid == first.Czxid || len(ids) < 3*int(rolloverAt) || len(markers) != 1 {
+		t.Fatalf("after %d IDs: the znode was made at zxid %d, first at %d, now at version %d, with markers %v",
+			len(ids), now.Czxid, first.Czxid, now.Version, markers)
+	}
+	if now.Version > 3*rolloverAt {
+		t.Errorf("the znode is at version %d, past %d: it was not made anew in time", now.Version, rolloverAt)
+	}
+}

@@ -13,7 +13,9 @@ import (
 // writes, through -1, and a compare-and-set with version -1 matches any
 // version: two workers could both win it. About a million writes before
 // the positive versions run out, the znode is replaced, in one multi, by a
-// fresh one at version 0. (A variable so that a test can reach it.)
+// fresh one at version 0. From that version on, workers wait, as they do
+// at the limit, so that the leader's multi is not beaten by their writes.
+// (A variable so that a test can reach it.)
 var rolloverAt int32 = 1<<31 - 1<<20
 
 // rollover replaces the sequence's znode with a fresh one that holds the

@@ -84,7 +84,11 @@ func (s *Sequence) NextN(ctx context.Context, k int64) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if k > cur.Limit-cur.Next { // no room (written so, it cannot overflow)
+		// No room (written so, it cannot overflow), or a znode whose version
+		// nears its wrap: wait for the leader to raise the limit, or to make
+		// the znode anew (see rolloverAt), which it can only do while
+		// nobody else writes.
+		if k > cur.Limit-cur.Next || ver >= rolloverAt {
 			if s.cached != nil {
 				s.cached = nil // the limit may have been raised since our write
 				continue
@@ -205,12 +209,12 @@ func (s *Sequence) skip(first, k int64, why string) {
 func (s *Sequence) awaitRoom(ctx context.Context, k int64, giveUp time.Time) error {
 	ctx, cancel := context.WithDeadline(ctx, giveUp)
 	defer cancel()
-	data, _, wake, err := s.rz.GetW(ctx, s.path)
+	data, stat, wake, err := s.rz.GetW(ctx, s.path)
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("%w: %q", ErrNotFound, s.name)
 	}
 	if err == nil {
-		if st, derr := decodeState(data); derr == nil && k <= st.Limit-st.Next {
+		if st, derr := decodeState(data); derr == nil && k <= st.Limit-st.Next && stat.Version < rolloverAt {
 			return nil
 		}
 		select {

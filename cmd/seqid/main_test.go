@@ -2,10 +2,7 @@ package main_test
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,22 +19,7 @@ var (
 	servers []string
 )
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "seqid-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "seqid")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		return 1
-	}
-	return zktest.Main(m, &servers)
-}
+func TestMain(m *testing.M) { os.Exit(zktest.MainCommand(m, &servers, &bin)) }
 
 // seqid runs the command to its end and returns its exit status and output.
 func seqid(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -140,8 +122,6 @@ func logLines(t *testing.T, stderr, msg string) []time.Time {
 // the one mode that runs unit tests alone.
 func server(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("testing.Short() is set: -short runs unit tests only, and this one needs a real ZooKeeper server")
-	}
+	zktest.SkipShort(t)
 	return servers[0]
 }

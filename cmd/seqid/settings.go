@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/usage"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
@@ -79,25 +78,11 @@ func (s settings) opts(log *slog.Logger) []sequence.Option {
 }
 
 // args returns the command's arguments, named as in its usage, after
-// checking that there are exactly that many. urfave/cli stops reading
-// flags at the first argument, so a flag written after NAME arrives here
-// as an argument, and is named as a flag.
+// checking that there are exactly that many and that a NAME is valid.
 func args(c *cli.Context, names ...string) ([]string, error) {
-	got := c.Args().Slice()
-	var known []string
-	for _, f := range c.Command.Flags {
-		known = append(known, f.Names()...)
-	}
-	for _, a := range got {
-		if flag := usage.TakenFlag(a, known); flag != "" {
-			return nil, cmdline.Usage("%s: flags go before %s (see seqid %s --help)", flag, names[0], c.Command.Name)
-		}
-	}
-	if len(got) < len(names) {
-		return nil, cmdline.Usage("%s: missing %s (usage: seqid %s [options] %s)", c.Command.Name, names[len(got)], c.Command.Name, strings.Join(names, " "))
-	}
-	if len(got) > len(names) {
-		return nil, cmdline.Usage("%s: unexpected argument %q", c.Command.Name, got[len(names)])
+	got, err := cmdline.Args(c, names...)
+	if err != nil {
+		return nil, err
 	}
 	if len(names) > 0 && names[0] == "NAME" {
 		if err := sequence.ValidateName(got[0]); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -27,33 +25,19 @@ var (
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "zkconfig-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "zkconfig")
-	build := append(append([]string{"build"}, raceFlags...), "-o", bin, ".")
 	// A race-enabled binary sleeps a second at exit, by default, for late
 	// reports; every run of zkconfig would take a second more.
 	if err := os.Setenv("GORACE", "atexit_sleep_ms=0 halt_on_error=1"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if out, err := exec.Command("go", build...).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		return 1
-	}
-	return zktest.Main(m, &servers)
+	return zktest.MainCommand(m, &servers, &bin, raceFlags...)
 }
 
 // server returns the shared server's address, and skips under -short.
 func server(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("testing.Short() is set: -short runs unit tests only, and this one needs a real ZooKeeper server")
-	}
+	zktest.SkipShort(t)
 	return servers[0]
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/fourletter"
-	"zkspeaker/internal/usage"
 	"zkspeaker/recipes/config"
 	"zkspeaker/recoverable"
 )
@@ -69,30 +68,13 @@ func parseSettings(c *cli.Context) (settings, error) {
 	return s, nil
 }
 
-// args returns the command's arguments, named as in its usage (KEY, VALUE),
-// after checking that there are exactly that many and that the key is
-// valid. urfave/cli stops reading flags at the first argument, so a flag
-// written after KEY arrives here as an argument, and is named as a flag.
+// args returns the command's arguments, named as in its usage (KEY,
+// VALUE), after checking that there are exactly that many and that the key
+// is valid.
 func args(c *cli.Context, names ...string) ([]string, error) {
-	got := c.Args().Slice()
-	var known []string
-	for _, f := range c.Command.Flags {
-		known = append(known, f.Names()...)
-	}
-	for _, a := range got {
-		if flag := usage.TakenFlag(a, known); flag != "" {
-			return nil, cmdline.Usage("%s: flags go before %s (see zkconfig %s --help)", flag, names[0], c.Command.Name)
-		}
-	}
-	if len(got) < len(names) {
-		return nil, cmdline.Usage("%s: missing %s (usage: zkconfig %s [options] %s)", c.Command.Name, names[len(got)], c.Command.Name, strings.Join(names, " "))
-	}
-	if len(got) > len(names) {
-		extra, hint := got[len(names)], ""
-		if strings.HasPrefix(extra, "-") {
-			hint = fmt.Sprintf(" (it is no flag of zkconfig %s, and flags go before %s)", c.Command.Name, names[0])
-		}
-		return nil, cmdline.Usage("%s: unexpected argument %q after %s%s", c.Command.Name, extra, strings.Join(names, " "), hint)
+	got, err := cmdline.Args(c, names...)
+	if err != nil {
+		return nil, err
 	}
 	if err := config.ValidateKey(got[0]); err != nil {
 		return nil, cmdline.Usage("%s %q: %s", names[0], got[0], strings.TrimPrefix(err.Error(), config.ErrInvalidKey.Error()+": "))

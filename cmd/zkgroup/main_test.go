@@ -3,10 +3,8 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,32 +22,12 @@ var (
 
 // TestMain builds zkgroup once, starts one real server for the package,
 // and fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "zkgroup-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "zkgroup")
-	// The commands under test, and the ones zktest starts, inherit our
-	// environment: an exported ZK_SERVERS or ZK_AUTH would change them.
-	os.Unsetenv("ZK_SERVERS")
-	os.Unsetenv("ZK_AUTH")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := zktest.Main(m, &servers)
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(zktest.MainCommand(m, &servers, &bin)) }
 
 // needServer skips a test under -short, which starts no ZooKeeper.
 func needServer(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a real ZooKeeper server; runs without -short")
-	}
+	zktest.SkipShort(t)
 }
 
 // run runs zkgroup to its end: stdout, stderr, exit status.

@@ -75,10 +75,7 @@ func OnUsageError(c *cli.Context, err error, _ bool) error {
 // became its value: `--interval --out x` sets --interval to "--out". Set
 // it as the Before of every command.
 func TakenValues(c *cli.Context) error {
-	var known []string
-	for _, f := range c.Command.Flags {
-		known = append(known, f.Names()...)
-	}
+	known := flagNames(c)
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if _, ok := f.(*cli.StringFlag); !ok || !c.IsSet(name) {

@@ -16,9 +16,7 @@ import (
 // needServer skips a test under -short, which starts no ZooKeeper.
 func needServer(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a real ZooKeeper server; runs without -short")
-	}
+	zktest.SkipShort(t)
 }
 
 // connect opens a session on addr, closed when the test ends.

@@ -44,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"restore", "--store", missing}, "--store"},
 		{[]string{"list", "--store", missing}, "--store"},
 		{[]string{"list", "extra"}, "unexpected argument"},
+		{[]string{"list", "extra", "--store", missing}, "--store: flags go before the arguments"},
 		{[]string{"bench", "--workers", "0"}, "--workers"},
 		{[]string{"bench", "--batch", "x"}, "--batch"},
 		{[]string{"frobnicate"}, "no command"},

@@ -37,3 +37,28 @@ func TestCandidateSeqAgreesWithTheGrammar(t *testing.T) {
 		}
 	}
 }
+
+// TestStandAgreesWithTheSortedLine checks the one-pass decision against the
+// sorted line, for every candidate of a shuffled list with other children
+// mixed in, and for a name that is not there.
+func TestStandAgreesWithTheSortedLine(t *testing.T) {
+	guid := "0123456789abcdef0123456789abcdef"
+	children := []string{"readme", "_c_" + guid + "-n_0000000031", "n_0000000007", "lock-0000000001",
+		"_c_" + guid + "-n_0000000012", "n_0000000030", "n_0000000100", "_c_" + guid + "-n_0000000002"}
+	line := Candidates(children)
+	for i, c := range line {
+		got := stand(children, c.Name)
+		want := standing{found: true, ahead: i}
+		if i > 0 {
+			want.predecessor = line[i-1].Name
+		}
+		if got != want {
+			t.Errorf("%s: stand says %+v, the sorted line %+v", c.Name, got, want)
+		}
+	}
+	for _, missing := range []string{"n_0000000008", "readme", ""} {
+		if got := stand(children, missing); got.found {
+			t.Errorf("%q: stand found it in %v", missing, children)
+		}
+	}
+}

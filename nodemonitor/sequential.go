@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -147,9 +148,8 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		if err != nil {
 			return election.Decision{}, err
 		}
-		cands := Candidates(children)
-		me := s.index(cands)
-		if me < 0 {
+		st := stand(children, path.Base(s.node))
+		if !st.found {
 			// Someone deleted our znode (an operator, with zkCli). Whatever
 			// we were, we are not a candidate now: join at the back.
 			s.log.Warn("our znode is gone; rejoining at the back of the line", "znode", s.node)
@@ -160,16 +160,16 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 			continue // the session changed under the listing: not ours to trust
 		}
 		if s.watch == WatchChildren {
-			return election.Decision{Leader: me == 0, Node: s.node, Wake: wake}, nil
+			return election.Decision{Leader: st.ahead == 0, Node: s.node, Wake: wake}, nil
 		}
-		if me == 0 {
+		if st.ahead == 0 {
 			// The leader watches its own znode, so that a delete by hand
 			// stops it at once; the engine sets that watch after the first
 			// line is on its way.
 			return election.Decision{Leader: true, Node: s.node, Watch: s.watchOwn, Proof: proof}, nil
 		}
 		// A follower watches only the one just ahead of it.
-		target := s.path + "/" + cands[me-1].Name
+		target := s.path + "/" + st.predecessor
 		// A get, not an exists: an exists on a missing node would leave a
 		// watch for its creation, and a sequential name never comes back,
 		// so that watch would stay until the session ends (Curator's
@@ -182,7 +182,7 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		if err != nil {
 			return election.Decision{}, err
 		}
-		s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", me)
+		s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", st.ahead)
 		return election.Decision{Node: s.node, Wake: wake}, nil
 	}
 }
@@ -277,16 +277,6 @@ func (s *sequential) settleOwner(ctx context.Context) error {
 		s.log.Info("joined the election (the znode was made on the new session)", "znode", s.node, "session", fmt.Sprintf("0x%x", s.session))
 	}
 	return nil
-}
-
-// index finds our znode among the candidates, or -1.
-func (s *sequential) index(cands []Candidate) int {
-	for i, c := range cands {
-		if s.path+"/"+c.Name == s.node {
-			return i
-		}
-	}
-	return -1
 }
 
 // Leave implements election.Recipe: delete our znode if this session still owns it.

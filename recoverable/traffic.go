@@ -28,6 +28,8 @@ type Traffic struct {
 	SinceEvent, RoundTripsSinceEvent int64
 	// WritesSinceEvent is how many of SinceEvent are writes.
 	WritesSinceEvent int64
+	// AnsweredAt is when the last answer to a request arrived.
+	AnsweredAt time.Time
 }
 
 // xids that go-zookeeper and the server use for frames that are not a
@@ -81,7 +83,7 @@ func (c *trafficCounter) received(xid int32) {
 		c.t.SinceEvent, c.t.RoundTripsSinceEvent, c.t.WritesSinceEvent, c.answered = 0, 0, 0, false
 		return
 	}
-	c.answered = true
+	c.answered, c.t.AnsweredAt = true, time.Now()
 }
 
 // Traffic returns what the session has exchanged so far.

@@ -19,9 +19,9 @@ type caseRun struct {
 	lines chan firstLine // each contender's first line as the leader
 	live  []contender
 
-	latencies, notifiedAfter             []time.Duration
-	pathRequests, pathWrites, roundTrips int64
-	notified, requests, writes           int64
+	latencies, notifiedAfter, answeredAfter []time.Duration
+	pathRequests, pathWrites, roundTrips    int64
+	notified, requests, writes              int64
 }
 
 // failover closes the leader gracefully and waits for its successor's
@@ -55,6 +55,7 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	if count {
 		cr.latencies = append(cr.latencies, line.at.Sub(start))
 		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
+		cr.answeredAfter = append(cr.answeredAfter, line.decided.AnsweredAt.Sub(start))
 		cr.pathRequests += leaving.Requests + line.decided.SinceEvent
 		cr.pathWrites += leaving.Writes + line.decided.WritesSinceEvent
 		cr.roundTrips += line.decided.RoundTripsSinceEvent
@@ -187,9 +188,7 @@ func (cr *caseRun) row() Row {
 	per := func(v int64) float64 { return float64(v) / float64(n) }
 	r.FailoverMsP50, r.FailoverMsP99 = ms(percentile(sorted, 50)), ms(percentile(sorted, 99))
 	r.FailoverMsMax, r.FailoverMsMean = ms(sorted[n-1]), ms(sum/time.Duration(n))
-	notified := slices.Clone(cr.notifiedAfter)
-	slices.Sort(notified)
-	r.NotifiedMsP50 = ms(percentile(notified, 50))
+	r.NotifiedMsP50, r.AnsweredMsP50 = median(cr.notifiedAfter), median(cr.answeredAfter)
 	r.PathRequests, r.PathWrites, r.RoundTrips = per(cr.pathRequests), per(cr.pathWrites), per(cr.roundTrips)
 	r.NotificationsPerFailover, r.RequestsPerFailover, r.WritesPerFailover = per(cr.notified), per(cr.requests), per(cr.writes)
 	return r
@@ -208,6 +207,13 @@ func (cr *caseRun) closeAll() {
 	}
 	wg.Wait()
 	cr.live = nil
+}
+
+// median is the middle of durations, in milliseconds.
+func median(durations []time.Duration) float64 {
+	sorted := slices.Clone(durations)
+	slices.Sort(sorted)
+	return ms(percentile(sorted, 50))
 }
 
 func percentile(sorted []time.Duration, p int) time.Duration {

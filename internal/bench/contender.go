@@ -47,9 +47,12 @@ type speakerCandidate struct {
 	lines chan<- firstLine
 
 	leading atomic.Bool
-	ctx     context.Context // ends with close; bounds the wait for the first line
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	// decided and confirmed are the traffic when the first term began and
+	// when its first line's confirm answered.
+	decided, confirmed atomic.Pointer[recoverable.Traffic]
+	ctx                context.Context // ends with close; bounds the wait for the first line
+	cancel             context.CancelFunc
+	wg                 sync.WaitGroup
 }
 
 // speakerInterval is far beyond any round: a candidate leads for one line,
@@ -58,6 +61,9 @@ type speakerCandidate struct {
 // proof must meet.
 const speakerInterval = time.Hour
 
+// newSpeakerCandidate makes the candidate and starts its waiter for the
+// first line at once: started later, on the failover's path, the waiter
+// would cost our row a goroutine that zk.Lock's row does not pay.
 func newSpeakerCandidate(rz *recoverable.RecoverableZookeeper, out, name string, lines chan<- firstLine, log *slog.Logger) (*speakerCandidate, error) {
 	spk, err := speaker.New(out, speaker.WithName(name), speaker.WithInterval(speakerInterval),
 		speaker.WithFsync(true), speaker.WithFence(true), speaker.WithLogger(log))
@@ -66,47 +72,43 @@ func newSpeakerCandidate(rz *recoverable.RecoverableZookeeper, out, name string,
 	}
 	c := &speakerCandidate{rz: rz, spk: spk, lines: lines}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.wg.Add(1)
+	go c.awaitFirstLine(spk.Counter() + 1)
 	return c, nil
 }
 
-// StartSpeaking notes the traffic so far, hands over to the Speaker, and
-// waits on a goroutine of its own for the line to be written and fsynced.
+// StartSpeaking notes the traffic so far and hands over to the Speaker.
 // The traffic is noted again once the first line's confirm has answered:
 // everything the line waited for was sent by then.
 func (c *speakerCandidate) StartSpeaking(confirm func(context.Context) (int64, time.Time, error)) {
-	decided := c.rz.Traffic()
-	var confirmed atomic.Pointer[recoverable.Traffic]
+	t := c.rz.Traffic()
+	c.decided.CompareAndSwap(nil, &t)
+	c.leading.Store(true)
 	counted := confirm
 	if confirm != nil {
 		counted = func(ctx context.Context) (int64, time.Time, error) {
 			epoch, sent, err := confirm(ctx)
 			t := c.rz.Traffic()
-			confirmed.CompareAndSwap(nil, &t)
+			c.confirmed.CompareAndSwap(nil, &t)
 			return epoch, sent, err
 		}
-	}
-	next := c.spk.Counter() + 1
-	// The waiter starts first: a goroutine readied later runs sooner, and
-	// the Speaker's own, which StartSpeaking wakes, must not wait for ours.
-	if !c.leading.Swap(true) {
-		c.wg.Add(1)
-		go c.awaitFirstLine(next, decided, &confirmed)
 	}
 	c.spk.StartSpeaking(counted)
 }
 
 // awaitFirstLine waits for the line numbered next, and reports it with the
 // traffic at its confirm (or at the decision, when it needed none).
-func (c *speakerCandidate) awaitFirstLine(next uint64, decided recoverable.Traffic, confirmed *atomic.Pointer[recoverable.Traffic]) {
+func (c *speakerCandidate) awaitFirstLine(next uint64) {
 	defer c.wg.Done()
 	if c.spk.Wait(c.ctx, next) != nil {
 		return
 	}
 	_, at := c.spk.LastWritten()
-	if t := confirmed.Load(); t != nil {
-		decided = *t
+	decided := c.confirmed.Load()
+	if decided == nil {
+		decided = c.decided.Load()
 	}
-	report(c.ctx, c.lines, firstLine{at: at, who: c, decided: decided})
+	report(c.ctx, c.lines, firstLine{at: at, who: c, decided: *decided})
 }
 
 // StopSpeaking silences the Speaker.

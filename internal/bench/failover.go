@@ -71,6 +71,11 @@ type Row struct {
 	// arrival at the successor: the server's write and the event, the part
 	// of a failover no client can make shorter.
 	NotifiedMsP50 float64 `json:"notified_ms_p50"`
+	// AnsweredMsP50 is the median time from the exit to the answer of the
+	// last request the successor waited for: the notification and the
+	// round trip. The rest of the failover is the successor's own work on
+	// its first line, fsync included.
+	AnsweredMsP50 float64 `json:"answered_ms_p50"`
 	// The critical path: the leaver's requests and the successor's from
 	// the notification to its decision, how many of them are writes, and
 	// the successor's round trips.

@@ -3,8 +3,6 @@ package sequence
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -38,11 +36,8 @@ func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := OpenFileStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, _ := newOptions([]Option{WithBlock(5), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	store := tempStore(t)
+	o, _ := newOptions([]Option{WithBlock(5), WithLogger(quiet)})
 	p := &Persister{rz: rz, store: store, o: o, log: o.log}
 	read := func() (state, int32) {
 		data, stat, err := rz.Get(ctx, DefaultRoot+"/fenced")

@@ -15,6 +15,16 @@ import (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
+// tempStore is a FileStore in a folder of the test's own.
+func tempStore(t *testing.T) *FileStore {
+	t.Helper()
+	store, err := OpenFileStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
 // A worker holds the state its last write left, with that znode's
 // version. The sequence is deleted and made anew, and the new znode
 // reaches the very same version. The worker's next compare-and-set names
@@ -26,10 +36,7 @@ func TestACachedVersionOfAnEarlierIncarnationNeverWrites(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
-	store, err := OpenFileStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := tempStore(t)
 	// A block so large that no raise comes between the allocations below:
 	// each one moves the version by exactly one.
 	opts := []Option{WithBlock(1000), WithLogger(quiet)}
@@ -96,10 +103,7 @@ func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
-	store, err := OpenFileStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := tempStore(t)
 	if _, err := store.Raise(ctx, "anew", Reservation{500, "0ld"}); err != nil {
 		t.Fatal(err)
 	}

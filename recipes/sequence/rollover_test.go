@@ -21,10 +21,7 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
-	store, err := OpenFileStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := tempStore(t)
 	opts := []Option{WithBlock(50), WithLogger(quiet)}
 	if err := Create(ctx, admin, "wrap", 1, opts...); err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func TestFaultFrozenLeader(t *testing.T) {
 				stopped := time.Now()
 				terms := electiontest.WaitTerms(t, f.out, 2*cfg.session+5*time.Second, "a successor speaks",
 					func(ts []electiontest.Term) bool { return len(ts) == 2 })
-				if gap, bound := terms[1].First.Sub(stopped), cfg.session+zktest.TickTime+cfg.interval; gap > bound {
+				if gap, bound := terms[1].First.Sub(stopped), electiontest.TakeoverBound(cfg.session, cfg.interval); gap > bound {
 					t.Errorf("successor spoke %v after the freeze, want within %v", gap, bound)
 				}
 				time.Sleep(time.Until(stopped.Add(2 * cfg.session)))
@@ -126,7 +126,7 @@ func TestFaultSilentPartition(t *testing.T) {
 				cut := time.Now()
 				terms := electiontest.WaitTerms(t, f.out, 3*cfg.session, "a successor speaks",
 					func(ts []electiontest.Term) bool { return len(ts) == 2 })
-				if gap, bound := terms[1].First.Sub(cut), cfg.session+zktest.TickTime+cfg.interval; gap > bound {
+				if gap, bound := terms[1].First.Sub(cut), electiontest.TakeoverBound(cfg.session, cfg.interval); gap > bound {
 					t.Errorf("successor spoke %v after the cut, want within %v", gap, bound)
 				}
 				time.Sleep(time.Until(cut.Add(3 * cfg.session)))

@@ -118,7 +118,10 @@ func (s settings) warnUnreachable(ctx context.Context, log *slog.Logger) {
 
 // closeWithin closes rz, but returns after d even when ZooKeeper does not
 // answer the close: the session then expires on its own, and the process
-// exits, which ends the close's goroutine with it.
+// exits, which ends the close's goroutine with it. When no session is held
+// (it expired, as the plain updater's does), there is nothing to warn
+// about; go-zookeeper may still wait out its own second, racing its
+// reconnect loop for a close request that no server will see.
 func closeWithin(rz *recoverable.RecoverableZookeeper, log *slog.Logger, d time.Duration) {
 	done := make(chan struct{})
 	go func() {
@@ -128,7 +131,9 @@ func closeWithin(rz *recoverable.RecoverableZookeeper, log *slog.Logger, d time.
 	select {
 	case <-done:
 	case <-time.After(d):
-		log.Warn("ZooKeeper did not answer the close in time; the session will expire on its own")
+		if rz.SessionID() != 0 {
+			log.Warn("ZooKeeper did not answer the close in time; the session will expire on its own")
+		}
 	}
 }
 

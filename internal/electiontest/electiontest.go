@@ -149,3 +149,18 @@ func Reps() int {
 	}
 	return 3
 }
+
+// Slack is what a busy 2-core machine adds on top of a protocol's bound:
+// under `make test` a ZooKeeper round trip has been seen to take 230 ms, and
+// a speaker whose first proof arrives that late rightly asks again. A defect
+// (a missed notification, a watch never set) costs a whole session or more,
+// so this allowance does not hide one. The chaos soak uses the same figure.
+const Slack = 500 * time.Millisecond
+
+// TakeoverBound is how long after a leader falls silent (frozen, cut off)
+// its successor's first line may come: the session timeout, the tick at
+// which the server expires sessions, one interval for the successor's
+// listing, confirm and write, and Slack.
+func TakeoverBound(session, interval time.Duration) time.Duration {
+	return session + zktest.TickTime + interval + Slack
+}

@@ -60,6 +60,11 @@ func TestCreateJoinListDelete(t *testing.T) {
 	if code := exitWithin(t, duck, 5*time.Second); code != 1 || lastLine(duck.Stderr()) != "zkgroup: group t-zoo was deleted; duck is no longer a member\n" {
 		t.Fatalf("duck after the delete: status %d, last line %q", code, lastLine(duck.Stderr()))
 	}
+	// The error is said once, as the last line: the member's own log line
+	// records the change of state, not a second error.
+	if strings.Contains(duck.Stderr(), "level=ERROR") {
+		t.Fatalf("duck reported its end as an error twice:\n%s", duck.Stderr())
+	}
 	want(t, "", "zkgroup: no group t-zoo\n", 1, "list", "-s", s, "t-zoo")
 	want(t, "", "zkgroup: no group t-zoo\n", 1, "delete", "-s", s, "t-zoo")
 	_, errOut, code = run(t, "join", "-s", s, "t-zoo", "duck")

@@ -173,9 +173,11 @@ func (m *Member) persist(ctx context.Context) (Status, <-chan zk.Event, error) {
 	}
 }
 
-// fail ends the Member's membership for good, with err for Err.
+// fail ends the Member's membership for good, with err for Err. The log
+// line records the change of state; reporting err is the caller's, who
+// reads Err (zkgroup prints it as its last line), so it is not an error here.
 func (m *Member) fail(err error) {
-	m.g.log.Error("no longer a member", "member", m.path, "error", err)
+	m.g.log.Info("no longer a member; giving up", "member", m.path, "reason", err)
 	m.err = err
 	m.statuses.Publish(Status{State: StateLeft})
 }

@@ -62,9 +62,22 @@ func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
 	if cands[0].Listener.Terms() != 1 || cands[2].Listener.Terms() != 0 {
 		t.Fatalf("terms: leader %d, last %d; want 1 and 0", cands[0].Listener.Terms(), cands[2].Listener.Terms())
 	}
+	// Woken, it got ready to lead during its check, and was told to let go
+	// when the check said that it does not: a Speaker's file lock must not
+	// keep the leader waiting.
+	if p, u := cands[2].Listener.Prepares(); p != 1 || u != 1 {
+		t.Fatalf("the woken follower was told to prepare %d and unprepare %d times, want 1 and 1", p, u)
+	}
 	cands[0].Leave()
 	if l := electiontest.OneLeader(t, cands[2:], 0); l != 0 {
 		t.Fatal("the last candidate did not take over from the leader it now watches")
+	}
+	// Woken again, it prepared and leads: what it prepared is its first line's.
+	if p, u := cands[2].Listener.Prepares(); p != 2 || u != 1 {
+		t.Fatalf("the successor was told to prepare %d and unprepare %d times in all, want 2 and 1", p, u)
+	}
+	if p, _ := cands[0].Listener.Prepares(); p != 0 {
+		t.Fatalf("the first leader, never woken as a follower, was told to prepare %d times", p)
 	}
 }
 

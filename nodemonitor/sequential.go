@@ -183,7 +183,9 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 			return election.Decision{}, err
 		}
 		s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", st.ahead)
-		return election.Decision{Node: s.node, Wake: wake}, nil
+		// Only we wake when our predecessor goes, and often we lead then:
+		// our listener may get ready while we ask (election.Decision.Prepare).
+		return election.Decision{Node: s.node, Wake: wake, Prepare: true}, nil
 	}
 }
 

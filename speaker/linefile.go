@@ -1,7 +1,6 @@
 package speaker
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -34,6 +32,10 @@ type lineFile struct {
 	mu    sync.Mutex
 	f     *os.File
 	fsync bool
+	// held says that the file lock is ours already, with heldLast the
+	// last epoch read under it (see prepare in fence.go).
+	held     bool
+	heldLast int64
 }
 
 func openLineFile(path string, fsync bool) (*lineFile, error) {
@@ -121,14 +123,11 @@ func (l *lineFile) Append(line Line, fence bool, lockWait time.Duration) error {
 // write is Append's part under the file lock.
 func (l *lineFile) write(line Line, fence bool, lockWait time.Duration) error {
 	if fence {
-		if err := l.lock(lockWait); err != nil {
-			return err
-		}
-		defer syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing the file unlocks too
-		last, err := lastEpoch(l.f)
+		last, err := l.fence(lockWait)
 		if err != nil {
 			return err
 		}
+		defer l.unlock()
 		if last > line.Epoch {
 			return fmt.Errorf("%w: the file's last epoch is %d, ours is %d", errFenced, last, line.Epoch)
 		}
@@ -144,59 +143,6 @@ func (l *lineFile) write(line Line, fence bool, lockWait time.Duration) error {
 	return nil
 }
 
-// lock takes the exclusive file lock, trying for at most wait.
-func (l *lineFile) lock(wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("speaker: lock %s: %w", l.f.Name(), err)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("speaker: %s stayed locked by another writer for %v (frozen in the middle of a line?): %w", l.f.Name(), wait, err)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// lastEpoch returns the epoch of the last line in f that has one, looking
-// back at most 64 KiB, or 0. It runs under the file lock before every fenced
-// line, on the failover's path, so it reads the tail in growing windows and
-// parses from the newest line back: almost always, the last line decides.
-func lastEpoch(f *os.File) (int64, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := st.Size()
-	for window := int64(1 << 10); ; window *= 8 {
-		start := max(size-window, 0)
-		buf := make([]byte, size-start)
-		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
-			return 0, fmt.Errorf("speaker: read %s: %w", f.Name(), err)
-		}
-		// Lines are whole (one write each), so every line parses but the
-		// window's first, which may be cut unless the window starts the file.
-		rest := bytes.TrimRight(buf, "\n")
-		for len(rest) > 0 {
-			i := bytes.LastIndexByte(rest, '\n')
-			if i < 0 && start > 0 {
-				break // cut by the window
-			}
-			if l, err := ParseLine(string(rest[i+1:])); err == nil && l.Epoch > 0 {
-				return l.Epoch, nil
-			}
-			rest = rest[:max(i, 0)]
-		}
-		if start == 0 || window >= 64<<10 {
-			return 0, nil
-		}
-	}
-}
-
 // Close closes the file; later appends fail with errClosed.
 func (l *lineFile) Close() error {
 	l.mu.Lock()
@@ -204,7 +150,7 @@ func (l *lineFile) Close() error {
 	if l.f == nil {
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
+	err := l.f.Close() // releases a held lock too
+	l.f, l.held = nil, false
 	return err
 }

@@ -38,6 +38,8 @@ type Speaker struct {
 	lastAt  time.Time     // when the last line was in the file (and fsynced, with fsync on)
 
 	restart   chan struct{} // StartSpeaking asks the loop to restart its ticker
+	ready     bool          // Prepare was called, Unprepare not since (under mu)
+	prepare   chan struct{} // Prepare and Unprepare ask the loop to look at ready
 	quit      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -62,6 +64,7 @@ func New(path string, opts ...Option) (*Speaker, error) {
 		fence:    o.fence,
 		written:  make(chan struct{}),
 		restart:  make(chan struct{}, 1),
+		prepare:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
@@ -197,10 +200,18 @@ func (s *Speaker) loop() {
 	defer close(s.done)
 	ticker := time.NewTicker(s.interval)
 	defer ticker.Stop()
+	var prepared <-chan time.Time // ends a prepared lock that no line used
 	for {
 		select {
 		case <-s.quit:
 			return
+		case <-s.prepare:
+			prepared = s.getReady(prepared)
+			continue
+		case <-prepared:
+			prepared = nil
+			s.setReady(false)
+			continue
 		case <-s.restart:
 			ticker.Reset(s.interval)
 		case <-ticker.C:

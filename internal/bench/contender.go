@@ -118,6 +118,11 @@ func (c *speakerCandidate) StopSpeaking() { c.spk.StopSpeaking() }
 // its first line, as it does for the speaker command.
 func (c *speakerCandidate) Acted() <-chan struct{} { return c.spk.Acted() }
 
+// Prepare and Unprepare are the Speaker's: the fence's lock is taken
+// during the successor's round trip, as for the speaker command.
+func (c *speakerCandidate) Prepare()   { c.spk.Prepare() }
+func (c *speakerCandidate) Unprepare() { c.spk.Unprepare() }
+
 // ProcessName names the candidate's znode.
 func (c *speakerCandidate) ProcessName() string { return c.spk.ProcessName() }
 

@@ -34,6 +34,16 @@ type actNotifier interface {
 	Acted() <-chan struct{}
 }
 
+// preparer is a Listener that can use the round trip after a notification
+// that may make it the leader: Prepare gets it ready to act at once (a
+// fencing Speaker takes its file lock and reads the last epoch), and
+// Unprepare, called when the check decided otherwise, undoes that, so that
+// the actual leader never waits for it (issue 14). Both return at once.
+type preparer interface {
+	Prepare()
+	Unprepare()
+}
+
 // watchLate bounds the wait for a first act that does not come (a stale
 // proof, a failed confirm, a fenced file): the watch is set then anyway.
 const watchLate = time.Second

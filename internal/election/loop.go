@@ -35,10 +35,21 @@ func (c *Candidate) loop(ctx context.Context) {
 		pauseEnd  <-chan time.Time
 		retry     *time.Timer
 		retries   = newCheckRetries()
+		// ready: the last decision asked to prepare on wake; prepared: the
+		// listener was told to, and not yet told that it did not lead.
+		ready, prepared bool
 	)
+	preparing, _ := c.listener.(preparer)
+	unprepare := func() {
+		if prepared {
+			preparing.Unprepare()
+			prepared = false
+		}
+	}
+	defer unprepare()
 	defer c.leave(&connected)
 	for {
-		check := false
+		check, prepare := false, false
 		var retryC <-chan time.Time
 		if retry != nil {
 			retryC = retry.C
@@ -112,7 +123,7 @@ func (c *Candidate) loop(ctx context.Context) {
 				// stop now, before asking ZooKeeper anything.
 				c.deactivate("our znode was deleted")
 			}
-			check = true
+			check, prepare = true, ready
 		case <-actedC:
 			wake, retry = c.watchOwn(ctx, pending, retry)
 			pending, actedC, actedLate = nil, nil, nil
@@ -138,6 +149,11 @@ func (c *Candidate) loop(ctx context.Context) {
 		// A Check retries through a lost connection, and meanwhile the loop
 		// hears no event: bound it by the session's life, or a leader that
 		// keeps speaking while paused could outlive its session in here.
+		if prepare && preparing != nil && c.State() == StateInactive {
+			// The listener gets ready during the check's round trip.
+			preparing.Prepare()
+			prepared = true
+		}
 		checkCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
 		d, err := c.recipe.Check(checkCtx)
 		cancel()
@@ -148,6 +164,7 @@ func (c *Candidate) loop(ctx context.Context) {
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("our session may have expired meanwhile: %w", err)
 			}
+			unprepare() // it will not lead soon: nobody must wait for its lock
 			delay := retries.Backoff()
 			retries.UseRetry()
 			c.log.Warn("election check failed; will try again", "error", err, "in", delay)
@@ -158,7 +175,11 @@ func (c *Candidate) loop(ctx context.Context) {
 			continue
 		}
 		retries = newCheckRetries()
-		wake = d.Wake
+		wake, ready = d.Wake, d.Prepare
+		if !d.Leader {
+			unprepare()
+		}
+		prepared = false // a leader's listener uses it, or its deadline ends it
 		pending, actedC, actedLate = nil, nil, nil
 		// A new term's first act goes before the leader's own watch; grab
 		// the channel before StartSpeaking, which may act at once.

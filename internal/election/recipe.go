@@ -36,6 +36,11 @@ type Decision struct {
 	// succeeded). The first line of the term uses it instead of asking
 	// again: one round trip from the notification to the line.
 	Proof Proof
+	// Prepare asks the engine to tell a follower's listener, when Wake
+	// fires, that it may be about to lead (see preparer). Only a recipe
+	// that wakes one candidate per change sets it: a herd of followers
+	// getting ready would fight over the same file lock.
+	Prepare bool
 }
 
 // Proof is a confirmation that came with a decision: the leader's epoch,

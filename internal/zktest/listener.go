@@ -14,6 +14,8 @@ type Listener struct {
 	speaking bool
 	starts   []time.Time
 	stops    []time.Time
+	// prepares and unprepares count the engine's Prepare and Unprepare.
+	prepares, unprepares int
 }
 
 // NewListener returns a silent Listener called name.
@@ -38,6 +40,29 @@ func (l *Listener) StopSpeaking() {
 		l.speaking = false
 		l.stops = append(l.stops, time.Now())
 	}
+}
+
+// Prepare records that the engine told the listener it may be about to
+// lead (a Speaker takes its file lock then).
+func (l *Listener) Prepare() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prepares++
+}
+
+// Unprepare records that the engine decided it does not lead after all.
+func (l *Listener) Unprepare() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unprepares++
+}
+
+// Prepares returns how many times the listener was told to prepare and to
+// unprepare.
+func (l *Listener) Prepares() (prepared, unprepared int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.prepares, l.unprepares
 }
 
 // ProcessName returns the name given to NewListener.

@@ -1,0 +1,128 @@
+package speaker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// locked reports whether some other open file description holds the file
+// lock on path, as another speaker process would see it.
+func locked(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return false // closing f lets it go again
+	}
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// waitLocked waits until the lock on path is held (want) or free.
+func waitLocked(t *testing.T, path string, want bool, within time.Duration, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(within); locked(t, path) != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the file lock is still %v after %v", what, !want, within)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// proof is a confirm that answers at once, as the election's own proof does.
+func proof(epoch int64) func(context.Context) (int64, time.Time, error) {
+	return func(context.Context) (int64, time.Time, error) { return epoch, time.Now(), nil }
+}
+
+// A follower told that it may lead takes the fence's lock at once; told
+// that it does not, or left without a term for the confirm deadline, it
+// lets go, so that the leader is never kept waiting for long.
+func TestPrepareHoldsTheLockUntilUnprepareOrTheDeadline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	// A confirm deadline of a second (the most there is), far longer than
+	// Unprepare may take.
+	s, err := New(path, WithName("next"), WithInterval(10*time.Second), WithFsync(false), WithFence(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Prepare()
+	waitLocked(t, path, true, time.Second, "after Prepare")
+	s.Unprepare()
+	waitLocked(t, path, false, 300*time.Millisecond, "after Unprepare")
+
+	s.Prepare()
+	waitLocked(t, path, true, time.Second, "after a second Prepare")
+	held := time.Now()
+	waitLocked(t, path, false, 3*time.Second, "with no term and no Unprepare")
+	if d := time.Since(held); d < s.confirmDeadline()/2 {
+		t.Fatalf("an unused lock was let go after %v, before the confirm deadline of %v", d, s.confirmDeadline())
+	}
+	if data, _ := os.ReadFile(path); len(data) != 0 {
+		t.Fatalf("a speaker that never led wrote %q", data)
+	}
+
+	// Without the fence there is no lock to take.
+	plainPath := filepath.Join(t.TempDir(), "plain.txt")
+	plain, err := New(plainPath, WithName("plain"), WithFsync(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	plain.Prepare()
+	time.Sleep(20 * time.Millisecond)
+	if locked(t, plainPath) {
+		t.Fatal("a speaker without --fence took the file lock")
+	}
+}
+
+// The first line after Prepare is checked against the epoch read when the
+// lock was taken, and the lock was never let go in between: an older epoch
+// is still refused, a newer one is written, and the lock is free after.
+func TestAPreparedLineIsFencedAsAnyOther(t *testing.T) {
+	for _, tc := range []struct {
+		epoch int64
+		write bool
+	}{{99, false}, {101, true}} {
+		path := filepath.Join(t.TempDir(), "out.txt")
+		newer := "2026-11-22T10:00:00.000000000Z newer 7 epoch=100\n"
+		if err := os.WriteFile(path, []byte(newer), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(path, WithName("next"), WithInterval(time.Hour), WithFsync(false), WithFence(true), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Prepare()
+		waitLocked(t, path, true, time.Second, "after Prepare")
+		s.StartSpeaking(proof(tc.epoch))
+		waitLocked(t, path, false, time.Second, "after the first line")
+		if tc.write {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			if err := s.Wait(ctx, 1); err != nil {
+				t.Fatalf("epoch %d after 100: no line: %v", tc.epoch, err)
+			}
+			cancel()
+		}
+		s.Close()
+		data, _ := os.ReadFile(path)
+		wrote := strings.Contains(string(data), " next 1 ")
+		if wrote != tc.write {
+			t.Fatalf("epoch %d after 100: file %q, want written=%v", tc.epoch, data, tc.write)
+		}
+	}
+}

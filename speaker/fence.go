@@ -45,12 +45,8 @@ func (l *lineFile) prepare() bool {
 	if l.f == nil || l.held {
 		return l.held
 	}
-	if syscall.Flock(int(l.f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return false
-	}
-	last, err := lastEpoch(l.f)
+	last, err := l.fence(0) // lock(0) tries once
 	if err != nil {
-		l.unlock()
 		return false
 	}
 	l.held, l.heldLast = true, last

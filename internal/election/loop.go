@@ -146,14 +146,14 @@ func (c *Candidate) loop(ctx context.Context) {
 		if !check || !connected {
 			continue
 		}
-		// A Check retries through a lost connection, and meanwhile the loop
-		// hears no event: bound it by the session's life, or a leader that
-		// keeps speaking while paused could outlive its session in here.
 		if prepare && preparing != nil && c.State() == StateInactive {
 			// The listener gets ready during the check's round trip.
 			preparing.Prepare()
 			prepared = true
 		}
+		// A Check retries through a lost connection, and meanwhile the loop
+		// hears no event: bound it by the session's life, or a leader that
+		// keeps speaking while paused could outlive its session in here.
 		checkCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
 		d, err := c.recipe.Check(checkCtx)
 		cancel()

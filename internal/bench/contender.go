@@ -149,8 +149,13 @@ func (c *speakerCandidate) close() {
 }
 
 // join waits until the candidate has its znode (or stands in line for the
-// single-file one).
+// single-file one). It stops observing then: an observer left behind would
+// be woken by every later change of state, the leaver's silence before its
+// delete and the successor's election before its first line, work that the
+// speaker command, which observes nothing, does not do.
 func (c *speakerCandidate) join(ctx context.Context, path string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	for st := range c.mon.Observe(ctx) {
 		if st.Node != "" {
 			return nil

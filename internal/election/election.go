@@ -29,7 +29,8 @@ type Config struct {
 
 // Candidate runs one candidate: it follows the session, asks its Recipe who
 // leads, and tells its Listener to start or stop speaking. One goroutine
-// owns all of its state; everything else reaches it as an event.
+// owns all of its state, and everything else reaches it as an event; only
+// Close, finding that goroutine idle, leaves in its place.
 type Candidate struct {
 	zk       *recoverable.RecoverableZookeeper
 	listener Listener
@@ -41,6 +42,14 @@ type Candidate struct {
 	status        Status
 	notifications int64
 	observers     *broadcast.Broadcaster[Status]
+
+	// turn is held by whoever acts for the candidate: the loop, except
+	// while it waits for an event, or Close, when it finds the loop
+	// waiting. The recipe, the listener and the fields below are touched
+	// only under it.
+	turn      sync.Mutex
+	connected bool // the session is connected, as far as the loop has heard
+	left      bool // Close left the election itself: the loop must end
 
 	cancel    context.CancelFunc
 	done      chan struct{}
@@ -92,6 +101,17 @@ func (c *Candidate) Observe(ctx context.Context) <-chan Status {
 // session, which belongs to the caller. It is safe to call more than once.
 func (c *Candidate) Close() {
 	c.closeOnce.Do(func() {
+		if c.turn.TryLock() {
+			// The loop is waiting for an event, so nothing is under way:
+			// leave from here, as zk.Lock's Unlock deletes from its
+			// caller's goroutine. Waking the loop to do it would put a
+			// goroutine hand-off before the one write that the successor
+			// waits for (issue 14). The loop then finds left set and ends.
+			c.leave()
+			c.turn.Unlock()
+		}
+		// Otherwise the loop is busy (a check, a watch): ending it ends
+		// that work, and the loop leaves on its way out.
 		c.cancel()
 		<-c.done
 		c.observers.Close(Status{State: StateClosed, Node: c.Node()}, time.Second)

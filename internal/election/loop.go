@@ -13,21 +13,26 @@ import (
 )
 
 // loop is the candidate's one goroutine: session events, the recipe's watch,
-// the paused clock and retries all arrive here, and it alone changes state.
+// the paused clock and retries all arrive here, and it alone changes state,
+// holding the turn (see Candidate) except while it waits.
 func (c *Candidate) loop(ctx context.Context) {
 	defer close(c.done)
+	c.turn.Lock()
+	defer c.turn.Unlock()
+	if c.left {
+		return // closed before it began
+	}
 	// Stop observing the session when the loop ends, not when Close is
 	// called: the owner may close the session first, and its Close waits for
-	// every observer to let go. Not a child of ctx either: Close's cancel
-	// should wake this goroutine alone, which then sends the delete, not the
-	// observer's too, which would run first (20 µs later to the wire on this
-	// machine, issue 14).
+	// every observer to let go. Not a child of ctx either: when Close finds
+	// the loop busy, its cancel should wake this goroutine alone, which then
+	// sends the delete, not the observer's too, which would run first (20 µs
+	// later to the wire on this machine, issue 14).
 	observeCtx, stopObserving := context.WithCancel(context.Background())
 	defer stopObserving()
 	events := c.zk.Observe(observeCtx)
 	var (
-		connected bool
-		wake      <-chan zk.Event // the recipe's current watch
+		wake <-chan zk.Event // the recipe's current watch
 		// A new leader's watch on its own znode, waiting for its first act.
 		pending   func(context.Context) (<-chan zk.Event, error)
 		actedC    <-chan struct{}
@@ -47,23 +52,35 @@ func (c *Candidate) loop(ctx context.Context) {
 		}
 	}
 	defer unprepare()
-	defer c.leave(&connected)
+	defer func() {
+		if !c.left {
+			c.leave()
+		}
+	}()
+	// resume takes the turn back after a wait. It reports false when Close
+	// took it meanwhile and left: nothing is left to do.
+	resume := func() bool {
+		c.turn.Lock()
+		return !c.left
+	}
 	for {
 		check, prepare := false, false
 		var retryC <-chan time.Time
 		if retry != nil {
 			retryC = retry.C
 		}
+		c.turn.Unlock()
 		select {
 		case <-ctx.Done():
+			c.turn.Lock()
 			return
 		case ev, ok := <-events:
-			if !ok {
+			if !resume() || !ok {
 				return
 			}
 			switch ev.State {
 			case recoverable.StateConnected:
-				connected, pauseEnd = true, nil
+				c.connected, pauseEnd = true, nil
 				// After a plain reconnect go-zookeeper re-arms our watches, so
 				// a follower has nothing to do. A paused leader must confirm
 				// that its znode survived; a new session must join again.
@@ -79,7 +96,7 @@ func (c *Candidate) loop(ctx context.Context) {
 					// nothing then.
 					continue
 				}
-				connected = false
+				c.connected = false
 				if st := c.State(); st == StateActive || st == StatePaused {
 					if st == StateActive {
 						c.pause()
@@ -93,20 +110,23 @@ func (c *Candidate) loop(ctx context.Context) {
 					pauseEnd = time.After(time.Until(c.sessionDeadline()))
 				}
 			case recoverable.StateExpired, recoverable.StateAuthFailed:
-				connected, wake, pauseEnd = false, nil, nil
+				c.connected, wake, pauseEnd = false, nil, nil
 				pending, actedC, actedLate = nil, nil, nil
 				c.deactivate("session " + ev.State.String())
 			case recoverable.StateClosed:
 				// Our owner closed the session: that was the one server write
 				// that removed our znode, and nothing is left to delete.
-				if connected && c.Node() != "" {
+				if c.connected && c.Node() != "" {
 					c.deactivate(reasonClosing)
 					c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
 				}
-				connected = false
+				c.connected = false
 				return
 			}
 		case ev := <-wake:
+			if !resume() {
+				return
+			}
 			wake = nil
 			if c.zk.Closing() {
 				return // the closing session took our znode: leave says so
@@ -125,14 +145,26 @@ func (c *Candidate) loop(ctx context.Context) {
 			}
 			check, prepare = true, ready
 		case <-actedC:
+			if !resume() {
+				return
+			}
 			wake, retry = c.watchOwn(ctx, pending, retry)
 			pending, actedC, actedLate = nil, nil, nil
 		case <-actedLate:
+			if !resume() {
+				return
+			}
 			wake, retry = c.watchOwn(ctx, pending, retry)
 			pending, actedC, actedLate = nil, nil, nil
 		case <-retryC:
+			if !resume() {
+				return
+			}
 			retry, check = nil, true
 		case <-pauseEnd:
+			if !resume() {
+				return
+			}
 			// Forget the watch too: should the session turn out to have
 			// survived (the servers can be slower to expire it than our
 			// clock is to give up), the reconnect must look again, since
@@ -143,7 +175,7 @@ func (c *Candidate) loop(ctx context.Context) {
 				c.deactivate("paused until the session may have expired")
 			}
 		}
-		if !check || !connected {
+		if !check || !c.connected {
 			continue
 		}
 		if prepare && preparing != nil && c.State() == StateInactive {
@@ -274,13 +306,15 @@ func (c *Candidate) sayStopped(why string) {
 // reasonClosing is why a candidate that was told to close stops leading.
 const reasonClosing = "closing"
 
-// leave runs when the loop ends: silence first, then delete our znode
-// while the session is still there, bounded so that Close stays prompt.
-func (c *Candidate) leave(connected *bool) {
+// leave ends the candidate, by the loop on its way out or by Close: silence
+// first, then delete our znode while the session is still there, bounded
+// so that Close stays prompt. The caller holds the turn.
+func (c *Candidate) leave() {
+	c.left = true
 	// Silent at once, but said after the delete went out: the successor
 	// waits for that write, not for our log line.
 	prev := c.silence()
-	if *connected {
+	if c.connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		switch err := c.recipe.Leave(ctx); {
 		case errors.Is(err, recoverable.ErrClosed):

@@ -9,7 +9,8 @@ import (
 
 // Recipe is the half of an election that differs between the articles'
 // two monitors: how a candidate joins and decides who leads. The engine
-// calls it from its one goroutine only.
+// never calls it from two goroutines at once: its own loop calls it, or
+// Close does, when it finds the loop waiting (see Candidate).
 type Recipe interface {
 	// Check joins the election if this session has no znode in it yet, and
 	// decides whether we lead. Wake fires once when that may have changed.

@@ -2,14 +2,8 @@ package election
 
 import (
 	"errors"
-	"os"
 	"testing"
-
-	"zkspeaker/internal/leakcheck"
 )
-
-// TestMain fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 func TestStateAndPolicyNames(t *testing.T) {
 	for s, want := range map[State]string{StateInactive: "inactive", StateActive: "active", StatePaused: "paused", StateClosed: "closed", State(9): "unknown"} {

@@ -189,15 +189,13 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 	}
 }
 
-// watchOwn sets the leader's watch on its own znode. It is a child watch,
-// though an ephemeral znode never has children: when a znode is deleted,
-// ZooKeeper fires its data watches before its child watches, so on our
-// graceful exit the successor, which watches us with a get, is always told
-// first, never after our own notification (issue 14). A delete by hand
-// fires it all the same. Like a get, it leaves no watch on a missing
-// node: ErrNoNode means our znode is gone, and the engine checks again.
+// watchOwn sets the leader's watch on its own znode. A get, as for the
+// predecessor; ErrNoNode means our znode is gone, and the engine checks
+// again. Not a child watch, though ZooKeeper would fire that one after the
+// successor's on our graceful exit: the servers' wchc lists data watches
+// only, and `speaker status` could no longer show whom the leader watches.
 func (s *sequential) watchOwn(ctx context.Context) (<-chan zk.Event, error) {
-	_, wake, err := s.zk.ChildrenW(ctx, s.node)
+	_, _, wake, err := s.zk.GetW(ctx, s.node)
 	return wake, err
 }
 

@@ -49,7 +49,7 @@ type Candidate struct {
 	// only under it.
 	turn      sync.Mutex
 	connected bool // the session is connected, as far as the loop has heard
-	left      bool // Close left the election itself: the loop must end
+	left      bool // leave has run, by Close or by the loop: nothing is left to do
 
 	cancel    context.CancelFunc
 	done      chan struct{}

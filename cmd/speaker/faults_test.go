@@ -14,7 +14,8 @@ var elections = []string{"sequential", "single-file"}
 
 // A leader frozen past its session (SIGSTOP, as a long GC pause or a closed
 // laptop lid) must write nothing once it wakes, and rejoin as a follower. A
-// short freeze changes nothing.
+// short freeze changes nothing. The freezes land between two of its lines,
+// never inside one (fleet.freeze).
 func TestFaultFrozenLeader(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	for _, election := range elections {
@@ -26,7 +27,7 @@ func TestFaultFrozenLeader(t *testing.T) {
 				old := f.leader(3)
 
 				// 0.3 x S: the session survives; the same leader goes on.
-				old.proc.Stop()
+				f.freeze(old)
 				time.Sleep(3 * cfg.session / 10)
 				old.proc.Cont()
 				time.Sleep(5 * cfg.interval)
@@ -35,7 +36,7 @@ func TestFaultFrozenLeader(t *testing.T) {
 				}
 
 				// 2 x S: the session expires and the other one takes over.
-				old.proc.Stop()
+				f.freeze(old)
 				stopped := time.Now()
 				terms := electiontest.WaitTerms(t, f.out, 2*cfg.session+5*time.Second, "a successor speaks",
 					func(ts []electiontest.Term) bool { return len(ts) == 2 })

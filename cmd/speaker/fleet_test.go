@@ -1,11 +1,14 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,4 +162,45 @@ func noOrphans(t *testing.T, cluster *zktest.Cluster, election string, alive int
 		}
 		owners[st.EphemeralOwner] = true
 	}
+}
+
+// freeze stops m (SIGSTOP) at a moment when it does not hold the out file's
+// lock: the fleet takes the lock itself, so that m cannot be inside its
+// fenced write, stops m, waits until the kernel says it is stopped, and
+// lets go. A freeze that lands inside the lock (a few microseconds a line,
+// more on a busy machine) leaves the file locked for as long as it lasts,
+// and the successor rightly writes nothing then: its line could land in
+// the middle of the frozen one's. That case is TestFenceLockWaitIsBounded's
+// (package speaker); the fault tests freeze a leader between its lines.
+func (f *fleet) freeze(m *member) {
+	f.t.Helper()
+	file, err := os.OpenFile(f.out, os.O_RDONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer file.Close()
+	if err := syscall.Flock(int(file.Fd()), syscall.LOCK_EX); err != nil {
+		f.t.Fatalf("lock %s: %v", f.out, err)
+	}
+	defer syscall.Flock(int(file.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing unlocks too
+	m.proc.Stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for !stopped(m.proc.Pid()) {
+		if time.Now().After(deadline) {
+			f.t.Fatalf("%s did not stop within 5s of SIGSTOP", m.name)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// stopped reports whether process pid is stopped by a signal (state T in
+// /proc/<pid>/stat).
+func stopped(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command's closing parenthesis: "pid (comm) T ...".
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
 }

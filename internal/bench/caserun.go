@@ -59,7 +59,10 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 		cr.pathRequests += leaving.Requests + line.decided.SinceEvent
 		cr.pathWrites += leaving.Writes + line.decided.WritesSinceEvent
 		cr.roundTrips += line.decided.RoundTripsSinceEvent
-		cr.notified += after.Events - before.Events
+		// The leaver's own count too: a leader that watches its own znode
+		// is notified of its own delete, one more notification that the
+		// server sends and a client reads as the successor takes over.
+		cr.notified += after.Events - before.Events + leaving.Events
 		cr.requests += after.Requests - before.Requests + leaving.Requests
 		cr.writes += after.zxid - before.zxid
 	}

@@ -82,8 +82,10 @@ type Row struct {
 	PathRequests float64 `json:"path_requests"`
 	PathWrites   float64 `json:"path_writes"`
 	RoundTrips   float64 `json:"round_trips_after_notification"`
-	// Everyone's: notifications delivered, requests sent (pings apart),
-	// and the transactions the servers committed (their zxid's advance).
+	// Everyone's: notifications delivered, the leaver's own included (a
+	// leader that watches its own znode hears of its own delete),
+	// requests sent (pings apart), and the transactions the servers
+	// committed (their zxid's advance).
 	NotificationsPerFailover float64 `json:"notifications_per_failover"`
 	RequestsPerFailover      float64 `json:"requests_per_failover"`
 	WritesPerFailover        float64 `json:"writes_per_failover"`

@@ -289,6 +289,21 @@ func (s *sequential) Leave(ctx context.Context) error {
 	if err := s.settleOwner(ctx); err != nil {
 		return err
 	}
+	if s.node == "" && s.unsure {
+		// Close ended a Check while its create was on the way: the server
+		// may have made our node all the same, and it would stand in line
+		// for nobody until the session ends. Our requests are served in
+		// order, so FindOwn, sent after that create, sees it if it exists.
+		found, err := s.zk.FindOwn(ctx, s.path, s.name)
+		if errors.Is(err, zk.ErrNoNode) {
+			found, err = "", nil // the path went, and any node of ours with it
+		}
+		if err != nil {
+			return fmt.Errorf("nodemonitor: leave %s: %w", s.path, err)
+		}
+		s.unsure = false
+		s.node, s.session = found, s.zk.SessionID()
+	}
 	if s.node == "" || s.session != s.zk.SessionID() {
 		return nil
 	}

@@ -113,6 +113,12 @@ func (l *link) read(src net.Conn, onArrive func(body []byte)) <-chan chunk {
 		for {
 			buf := make([]byte, 64<<10)
 			n, err := src.Read(buf)
+			// The latency in force when the bytes arrived, read before
+			// onArrive: a test woken by NotifyReply may change it at once,
+			// and the answer it trapped must keep the latency it met
+			// (TestDeleteOvertakesAConfirm once gave A's confirm answer the
+			// next second of latency, past its deadline).
+			at := time.Now().Add(l.p.replyLatency())
 			if n > 0 && onArrive != nil {
 				pending = append(pending, buf[:n]...)
 				for len(pending) >= 4 {
@@ -128,7 +134,7 @@ func (l *link) read(src net.Conn, onArrive func(body []byte)) <-chan chunk {
 			}
 			if n > 0 {
 				select {
-				case out <- chunk{b: buf[:n], at: time.Now().Add(l.p.replyLatency())}:
+				case out <- chunk{b: buf[:n], at: at}:
 				case <-l.done:
 					return
 				}

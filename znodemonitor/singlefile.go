@@ -23,6 +23,10 @@ type singleFile struct {
 	held int64 // the session that created the znode, 0 when we hold none
 	// tagged is the session that carries our name tag (see NameTag).
 	tagged int64
+	// unsure says that a create of ours ended without an answer (the
+	// Check's context ended while it was on the way): the server may have
+	// made the znode on our session all the same.
+	unsure bool
 
 	parentReady bool // the parents exist, as far as we know
 }
@@ -52,7 +56,11 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 		if s.held == 0 {
 			var sent time.Time
 			var createErr error
+			s.unsure = true
 			st, wake, sent, createErr, err = s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
+			if createErr == nil || errors.Is(createErr, zk.ErrNodeExists) || errors.Is(createErr, zk.ErrNoNode) {
+				s.unsure = false // an answer: the create made the znode, or it did not
+			}
 			switch {
 			case errors.Is(createErr, zk.ErrNoNode):
 				// An operator deleted the parent: create it again.
@@ -64,6 +72,7 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 				if _, createErr = s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl); createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) {
 					return election.Decision{}, createErr
 				}
+				s.unsure = false
 				if createErr == nil && s.zk.SessionID() == session {
 					s.held = session
 					s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
@@ -132,20 +141,28 @@ func (s *singleFile) ensureParent(ctx context.Context) error {
 }
 
 // Leave implements election.Recipe: delete the znode if we hold it on
-// this session.
+// this session, or may have made it with a create whose answer we gave up
+// on: left standing, it would keep everyone waiting for a leader that has
+// gone, until our session ends.
 func (s *singleFile) Leave(ctx context.Context) error {
-	if s.held == 0 || s.held != s.zk.SessionID() {
+	session := s.zk.SessionID()
+	if (s.held == 0 || s.held != session) && !s.unsure {
 		return nil
 	}
-	// Delete only the version we saw as ours: if it was replaced, it is not ours.
+	// The owner decides: our session's requests are served in order, so
+	// this exists sees a create we sent before it. Delete only the version
+	// we saw as ours: if it was replaced, it is not ours.
 	ok, st, err := s.zk.Exists(ctx, s.path)
-	if err != nil || !ok || st.EphemeralOwner != s.held {
+	if err != nil || !ok || st.EphemeralOwner != session {
+		if err == nil {
+			s.held, s.unsure = 0, false
+		}
 		return err
 	}
 	if err := s.zk.Delete(ctx, s.path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return err
 	}
-	s.held = 0
+	s.held, s.unsure = 0, false
 	s.log.Info("released the leader znode", "znode", s.path)
 	return nil
 }

@@ -126,10 +126,14 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	}
 	before := rz.Traffic()
 	notifyOnce()
+	sending := time.Now()
 	if _, _, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/t/e", nil, zk.WorldACL(zk.PermAll)); createErr != nil || err != nil {
 		t.Fatal(createErr, err)
 	}
 	got := rz.Traffic()
+	if got.WroteAt.Before(sending) || got.WroteAt.After(got.AnsweredAt) {
+		t.Errorf("the create went out at %v: want after %v, when it was sent, and before its answer at %v", got.WroteAt, sending, got.AnsweredAt)
+	}
 	if got.Events != before.Events+1 || got.SinceEvent != 2 || got.RoundTripsSinceEvent != 1 || got.WritesSinceEvent != 1 {
 		t.Errorf("after a notification and a pipelined create+exists: %+v (before %+v), want 1 more event and 2 requests, 1 a write, in 1 round trip", got, before)
 	}
@@ -138,6 +142,7 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 		t.Errorf("requests %d, want %d (the exists watch, the create, the exists)", got.Requests, before.Requests+3)
 	}
 
+	wrote := got.WroteAt
 	notifyOnce()
 	if err := rz.Sync(ctx, "/t"); err != nil {
 		t.Fatal(err)
@@ -145,8 +150,8 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	if _, err := rz.Children(ctx, "/t"); err != nil {
 		t.Fatal(err)
 	}
-	if got := rz.Traffic(); got.SinceEvent != 2 || got.RoundTripsSinceEvent != 2 {
-		t.Errorf("after a notification, sync then children in series: %+v, want 2 requests in 2 round trips", got)
+	if got := rz.Traffic(); got.SinceEvent != 2 || got.RoundTripsSinceEvent != 2 || !got.WroteAt.Equal(wrote) {
+		t.Errorf("after a notification, sync then children in series: %+v, want 2 requests in 2 round trips, and no write since %v", got, wrote)
 	}
 
 	notifyOnce()

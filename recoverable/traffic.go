@@ -30,6 +30,9 @@ type Traffic struct {
 	WritesSinceEvent int64
 	// AnsweredAt is when the last answer to a request arrived.
 	AnsweredAt time.Time
+	// WroteAt is when the last write was handed to the socket: for a
+	// leader that leaves, when its one write left for the server.
+	WroteAt time.Time
 }
 
 // xids that go-zookeeper and the server use for frames that are not a
@@ -64,6 +67,7 @@ func (c *trafficCounter) sent(xid, op int32) {
 	}
 	c.t.SinceEvent++
 	if writeOps[op] {
+		c.t.WroteAt = time.Now()
 		c.t.Writes++
 		c.t.WritesSinceEvent++
 	}

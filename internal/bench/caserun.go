@@ -19,9 +19,9 @@ type caseRun struct {
 	lines chan firstLine // each contender's first line as the leader
 	live  []contender
 
-	latencies, notifiedAfter, answeredAfter []time.Duration
-	pathRequests, pathWrites, roundTrips    int64
-	notified, requests, writes              int64
+	latencies, leftAfter, notifiedAfter, answeredAfter []time.Duration
+	pathRequests, pathWrites, roundTrips               int64
+	notified, requests, writes                         int64
 }
 
 // failover closes the leader gracefully and waits for its successor's
@@ -54,6 +54,9 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	leaving := delta(left, leader.session().Traffic())
 	if count {
 		cr.latencies = append(cr.latencies, line.at.Sub(start))
+		if wrote := leader.session().Traffic().WroteAt; wrote.After(start) {
+			cr.leftAfter = append(cr.leftAfter, wrote.Sub(start))
+		}
 		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
 		cr.answeredAfter = append(cr.answeredAfter, line.decided.AnsweredAt.Sub(start))
 		cr.pathRequests += leaving.Requests + line.decided.SinceEvent
@@ -191,7 +194,7 @@ func (cr *caseRun) row() Row {
 	per := func(v int64) float64 { return float64(v) / float64(n) }
 	r.FailoverMsP50, r.FailoverMsP99 = ms(percentile(sorted, 50)), ms(percentile(sorted, 99))
 	r.FailoverMsMax, r.FailoverMsMean = ms(sorted[n-1]), ms(sum/time.Duration(n))
-	r.NotifiedMsP50, r.AnsweredMsP50 = median(cr.notifiedAfter), median(cr.answeredAfter)
+	r.LeftMsP50, r.NotifiedMsP50, r.AnsweredMsP50 = median(cr.leftAfter), median(cr.notifiedAfter), median(cr.answeredAfter)
 	r.PathRequests, r.PathWrites, r.RoundTrips = per(cr.pathRequests), per(cr.pathWrites), per(cr.roundTrips)
 	r.NotificationsPerFailover, r.RequestsPerFailover, r.WritesPerFailover = per(cr.notified), per(cr.requests), per(cr.writes)
 	return r
@@ -212,8 +215,11 @@ func (cr *caseRun) closeAll() {
 	cr.live = nil
 }
 
-// median is the middle of durations, in milliseconds.
+// median is the middle of durations, in milliseconds; 0 when there are none.
 func median(durations []time.Duration) float64 {
+	if len(durations) == 0 {
+		return 0
+	}
 	sorted := slices.Clone(durations)
 	slices.Sort(sorted)
 	return ms(percentile(sorted, 50))

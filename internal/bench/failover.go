@@ -67,6 +67,10 @@ type Row struct {
 	// baseline's own row.
 	BaselineMsP50   float64 `json:"baseline_ms_p50,omitempty"`
 	RatioToBaseline float64 `json:"ratio_to_baseline,omitempty"`
+	// LeftMsP50 is the median time from the exit to the moment the
+	// leaver's one write (its delete) left for the server: the leaver's
+	// own work, the first step of the failover.
+	LeftMsP50 float64 `json:"left_ms_p50"`
 	// NotifiedMsP50 is the median time from the exit to the notification's
 	// arrival at the successor: the server's write and the event, the part
 	// of a failover no client can make shorter.

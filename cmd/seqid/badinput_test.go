@@ -45,6 +45,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"list", "--store", missing}, "--store"},
 		{[]string{"list", "extra"}, "unexpected argument"},
 		{[]string{"list", "extra", "--store", missing}, "--store: flags go before the arguments"},
+		{[]string{"next", "--auth", "nopassword", "known"}, "--auth"},
+		{[]string{"persist", "--store", missing, "--auth", ":secret"}, "--auth"},
 		{[]string{"bench", "--workers", "0"}, "--workers"},
 		{[]string{"bench", "--batch", "x"}, "--batch"},
 		{[]string{"frobnicate"}, "no command"},

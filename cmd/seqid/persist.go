@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
@@ -101,6 +102,10 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 		if errors.Is(err, sequence.ErrInvalid) {
 			rz.Close()
 			return cmdline.Usage("%s", cleanErr(err))
+		}
+		if errors.Is(err, zk.ErrNoAuth) {
+			rz.Close() // trying again would not change the ACL
+			return explainNoAuth(err)
 		}
 		if strandedCtx.Err() != nil {
 			break

@@ -23,6 +23,7 @@ func commonFlags(logLevel string) []cli.Flag {
 		&cli.StringFlag{Name: "root", Value: sequence.DefaultRoot, Usage: "the znode under which sequences live, `/znode/path`"},
 		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`"},
 		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
+		cmdline.AuthFlag("the znodes seqid creates then only this identity may change, so every client must give it"),
 	}
 }
 
@@ -32,6 +33,7 @@ type settings struct {
 	root           string
 	sessionTimeout time.Duration
 	logLevel       slog.Level
+	auth           string // user:password, or "" for open znodes
 }
 
 // parseSettings checks the common flags, before anything is sent.
@@ -48,6 +50,9 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return s, err
 	}
 	if s.logLevel, err = cmdline.ParseLogLevel(c); err != nil {
+		return s, err
+	}
+	if s.auth, err = cmdline.ParseAuth(c); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -69,12 +74,20 @@ func (s settings) logger() *slog.Logger {
 // connect starts a client and waits, within the session timeout and a
 // few seconds more, until it is connected.
 func (s settings) connect(log *slog.Logger) (*recoverable.RecoverableZookeeper, error) {
-	return recoverable.Connect(s.servers, s.sessionTimeout, recoverable.WithLogger(log))
+	opts := []recoverable.Option{recoverable.WithLogger(log)}
+	if s.auth != "" {
+		opts = append(opts, recoverable.WithDigestAuth(s.auth))
+	}
+	return recoverable.Connect(s.servers, s.sessionTimeout, opts...)
 }
 
 // opts are the sequence options the settings give.
 func (s settings) opts(log *slog.Logger) []sequence.Option {
-	return []sequence.Option{sequence.WithRoot(s.root), sequence.WithLogger(log)}
+	opts := []sequence.Option{sequence.WithRoot(s.root), sequence.WithLogger(log)}
+	if s.auth != "" {
+		opts = append(opts, sequence.WithACL(recoverable.DigestACL(s.auth)))
+	}
+	return opts
 }
 
 // args returns the command's arguments, named as in its usage, after

@@ -29,10 +29,10 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	if start < 0 || start > MaxStart {
 		return fmt.Errorf("%w: start %d: want 0 to %d", ErrInvalid, start, int64(MaxStart))
 	}
-	if err := rz.EnsurePath(ctx, o.root, zk.WorldACL(zk.PermAll)); err != nil {
+	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return err
 	}
-	err = create(ctx, rz, o.root+"/"+name, state{Next: start, Limit: start, Incarnation: newToken()})
+	err = create(ctx, rz, o.root+"/"+name, state{Next: start, Limit: start, Incarnation: newToken()}, o.acl)
 	if errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("%w: %q", ErrExists, name)
 	}
@@ -40,10 +40,9 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 }
 
 // create makes the sequence's znode with st and its incarnation's marker,
-// in one multi. A create sent again after a connection loss that finds the
-// znode there is ours if it holds our incarnation.
-func create(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, st state) error {
-	acl := zk.WorldACL(zk.PermAll)
+// with acl, in one multi. A create sent again after a connection loss that
+// finds the znode there is ours if it holds our incarnation.
+func create(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, st state, acl []zk.ACL) error {
 	_, err := rz.Multi(ctx,
 		&zk.CreateRequest{Path: path, Data: st.written(newToken()).encode(), Acl: acl},
 		&zk.CreateRequest{Path: st.marker(path), Acl: acl})

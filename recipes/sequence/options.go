@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/nodemonitor"
 )
 
@@ -18,6 +20,7 @@ type options struct {
 	wait     time.Duration
 	block    int64
 	name     string
+	acl      []zk.ACL
 	log      *slog.Logger
 }
 
@@ -57,11 +60,19 @@ func WithBlock(n int64) Option { return func(o *options) { o.block = n } }
 // logs (default: host:pid).
 func WithName(name string) Option { return func(o *options) { o.name = name } }
 
+// WithACL sets the ACL of the znodes made: the root, the sequences and
+// their markers, and the persistence processes' election. The default is
+// open to everyone, as in the article; with recoverable.DigestACL only
+// clients of that identity can take IDs or raise limits, and a stray
+// client cannot set a sequence back and have IDs handed out twice. Znodes
+// that exist already keep their ACL.
+func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
+
 // WithLogger sets where state changes are logged (default: slog.Default).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 func newOptions(opts []Option) (options, error) {
-	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, log: slog.Default()}
+	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 )
@@ -48,12 +46,12 @@ func NewPersister(ctx context.Context, rz *recoverable.RecoverableZookeeper, sto
 		host, _ := os.Hostname()
 		o.name = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
-	if err := rz.EnsurePath(ctx, o.root, zk.WorldACL(zk.PermAll)); err != nil {
+	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return nil, err
 	}
 	p := &Persister{rz: rz, store: store, o: o, log: o.log, monSet: make(chan struct{})}
 	mon, err := nodemonitor.New(rz, p, nodemonitor.WithPath(o.election), nodemonitor.WithWatch(nodemonitor.WatchPredecessor),
-		nodemonitor.WithPolicy(nodemonitor.AtMostOne), nodemonitor.WithLogger(o.log))
+		nodemonitor.WithPolicy(nodemonitor.AtMostOne), nodemonitor.WithACL(o.acl), nodemonitor.WithLogger(o.log))
 	if err != nil {
 		return nil, err
 	}

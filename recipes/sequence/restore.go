@@ -49,7 +49,7 @@ func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store St
 	if err != nil {
 		return nil, err
 	}
-	if err := rz.EnsurePath(ctx, o.root, zk.WorldACL(zk.PermAll)); err != nil {
+	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(reserved))
@@ -60,7 +60,7 @@ func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store St
 	var out []Restored
 	var refused []string
 	for _, name := range names {
-		r, err := restoreOne(ctx, rz, o.root+"/"+name, name, reserved[name])
+		r, err := restoreOne(ctx, rz, o.root+"/"+name, name, reserved[name], o.acl)
 		if err != nil {
 			return out, err
 		}
@@ -75,7 +75,7 @@ func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store St
 	return out, nil
 }
 
-func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path, name string, res Reservation) (Restored, error) {
+func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path, name string, res Reservation, acl []zk.ACL) (Restored, error) {
 	reserved := res.Value // its incarnation is the lost znode's
 	r := Restored{Name: name, Reserved: reserved}
 	// A new incarnation: a worker that still holds a state of the lost
@@ -84,7 +84,7 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 	for {
 		data, stat, err := rz.Get(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
-			err := create(ctx, rz, path, at)
+			err := create(ctx, rz, path, at, acl)
 			if errors.Is(err, zk.ErrNodeExists) {
 				continue // made meanwhile (or by our own lost create): look again
 			}

@@ -35,7 +35,7 @@ func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32
 	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation}); err != nil {
 		return err
 	}
-	acl := zk.WorldACL(zk.PermAll)
+	acl := t.p.o.acl
 	res, err := t.p.rz.Multi(ctx,
 		&zk.CheckVersionRequest{Path: t.node, Version: -1},
 		&zk.DeleteRequest{Path: st.marker(p), Version: -1},

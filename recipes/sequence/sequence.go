@@ -159,6 +159,11 @@ func (s *Sequence) claim(ctx context.Context, cur state, ver int32, k int64) (fi
 	case len(res) == 2 && errors.Is(res[0].Error, zk.ErrNoNode):
 		s.skip(cur.Next, k, "the sequence was deleted or made anew while our write was on its way")
 		return 0, false, nil
+	case len(res) == 2 && !retried:
+		// The server answered our one attempt and refused it (an ACL, say):
+		// a multi is all or nothing, so nothing was written and nothing
+		// needs skipping.
+		return 0, false, err
 	default:
 		s.skip(cur.Next, k, "the answer to our write never came")
 		return 0, false, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)

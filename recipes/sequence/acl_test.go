@@ -1,0 +1,99 @@
+package sequence_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/zktest"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// With WithACL(DigestACL), only clients of that identity take IDs or raise
+// limits. A client without it can still read the sequences, but it cannot
+// set a sequence's next ID back, which would have IDs handed out twice,
+// nor take IDs, nor stand for the persistence election.
+func TestACLKeepsStrayClientsOut(t *testing.T) {
+	const creds = "seq:secret"
+	cluster := zktest.Start(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	connect := func(opts ...recoverable.Option) *recoverable.RecoverableZookeeper {
+		rz, err := recoverable.Connect(cluster.Servers(), 4*time.Second, append(opts, recoverable.WithLogger(zktest.Logger(t)))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rz.Close)
+		if err := rz.WaitConnected(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return rz
+	}
+	store, err := sequence.OpenFileStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []sequence.Option{sequence.WithACL(recoverable.DigestACL(creds)), sequence.WithBlock(10), sequence.WithLogger(zktest.Logger(t))}
+	owner := connect(recoverable.WithDigestAuth(creds))
+	if err := sequence.Create(ctx, owner, "orders", 1, opts...); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sequence.NewPersister(ctx, connect(recoverable.WithDigestAuth(creds)), store, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	seq, err := sequence.Open(owner, "orders", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := seq.Next(ctx); err != nil || id != 1 {
+		t.Fatalf("the identity's Next = %d, %v; want 1", id, err)
+	}
+
+	stray := connect()
+	strayOpts := []sequence.Option{sequence.WithWait(time.Second), sequence.WithLogger(zktest.Logger(t))}
+	if infos, err := sequence.List(ctx, stray, strayOpts...); err != nil || len(infos) != 1 || infos[0].Next != 2 {
+		t.Errorf("a stray client's List = %+v, %v; want orders, next 2 (reading stays open)", infos, err)
+	}
+	straySeq, err := sequence.Open(stray, "orders", strayOpts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := straySeq.Next(ctx); !errors.Is(err, zk.ErrNoAuth) {
+		t.Errorf("a stray client's Next = %d, %v; want NoAuth", id, err)
+	}
+	if st := straySeq.Stats(); st.Skipped != 0 {
+		t.Errorf("a refused write skipped %d IDs: ZooKeeper answered, so nothing was written", st.Skipped)
+	}
+	if _, err := stray.Set(ctx, sequence.DefaultRoot+"/orders", []byte("next=1"), -1); !errors.Is(err, zk.ErrNoAuth) {
+		t.Errorf("a stray client set the sequence back: %v; want NoAuth", err)
+	}
+	if err := sequence.Create(ctx, stray, "other", 1, strayOpts...); !errors.Is(err, zk.ErrNoAuth) {
+		t.Errorf("a stray client created a sequence under the root: %v; want NoAuth", err)
+	}
+	// A stray persistence process starts, but its candidate's create is
+	// refused: it never stands in the election, so it never raises.
+	tried := stray.Traffic().Writes
+	strayP, err := sequence.NewPersister(ctx, stray, store, strayOpts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer strayP.Close()
+	for stray.Traffic().Writes == tried {
+		if ctx.Err() != nil {
+			t.Fatal("the stray persistence process never tried to join")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if candidates, err := owner.Children(ctx, sequence.DefaultElection); err != nil || len(candidates) != 1 {
+		t.Errorf("election after a stray process tried to join: %v, %v; want the one candidate with the identity", candidates, err)
+	}
+	if id, err := seq.Next(ctx); err != nil || id != 2 {
+		t.Errorf("after the stray client, the identity's Next = %d, %v; want 2", id, err)
+	}
+}

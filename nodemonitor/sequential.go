@@ -293,7 +293,11 @@ func (s *sequential) Leave(ctx context.Context) error {
 		// Close ended a Check while its create was on the way: the server
 		// may have made our node all the same, and it would stand in line
 		// for nobody until the session ends. Our requests are served in
-		// order, so FindOwn, sent after that create, sees it if it exists.
+		// order, so FindOwn, sent after that create, sees it if it exists,
+		// once the create has been sent (Settle).
+		if err := s.zk.Settle(ctx); err != nil {
+			return fmt.Errorf("nodemonitor: leave %s: %w", s.path, err)
+		}
 		found, err := s.zk.FindOwn(ctx, s.path, s.name)
 		if errors.Is(err, zk.ErrNoNode) {
 			found, err = "", nil // the path went, and any node of ours with it

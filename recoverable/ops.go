@@ -97,6 +97,7 @@ func await[T any](ctx context.Context, r *RecoverableZookeeper, done <-chan resu
 		}
 		return res.v, res.err
 	case <-ctx.Done():
+		abandon(r, done) // Settle waits for it
 		return zero, ctx.Err()
 	case <-r.quit:
 		return zero, ErrClosed

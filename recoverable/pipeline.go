@@ -76,6 +76,7 @@ func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, fir
 	case res := <-firstDone:
 		return v, res.err, res.err // over before we saw it leave: nothing to pipeline behind
 	case <-ctx.Done():
+		abandon(r, firstDone) // maybe not even queued yet: Settle waits for it
 		return v, ctx.Err(), ctx.Err()
 	case <-r.quit:
 		return v, ErrClosed, ErrClosed

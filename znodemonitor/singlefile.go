@@ -25,7 +25,9 @@ type singleFile struct {
 	tagged int64
 	// unsure says that a create of ours ended without an answer (the
 	// Check's context ended while it was on the way): the server may have
-	// made the znode on our session all the same.
+	// made the znode on our session all the same, even later than a
+	// create that was answered after it (see recoverable.Settle). Only
+	// Leave, which settles it, clears it.
 	unsure bool
 
 	parentReady bool // the parents exist, as far as we know
@@ -56,10 +58,9 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 		if s.held == 0 {
 			var sent time.Time
 			var createErr error
-			s.unsure = true
 			st, wake, sent, createErr, err = s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
-			if createErr == nil || errors.Is(createErr, zk.ErrNodeExists) || errors.Is(createErr, zk.ErrNoNode) {
-				s.unsure = false // an answer: the create made the znode, or it did not
+			if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) {
+				s.unsure = true // no answer: the create may yet make the znode
 			}
 			switch {
 			case errors.Is(createErr, zk.ErrNoNode):
@@ -72,7 +73,6 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 				if _, createErr = s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl); createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) {
 					return election.Decision{}, createErr
 				}
-				s.unsure = false
 				if createErr == nil && s.zk.SessionID() == session {
 					s.held = session
 					s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
@@ -145,13 +145,19 @@ func (s *singleFile) ensureParent(ctx context.Context) error {
 // on: left standing, it would keep everyone waiting for a leader that has
 // gone, until our session ends.
 func (s *singleFile) Leave(ctx context.Context) error {
-	session := s.zk.SessionID()
-	if (s.held == 0 || s.held != session) && !s.unsure {
+	if (s.held == 0 || s.held != s.zk.SessionID()) && !s.unsure {
 		return nil
 	}
 	// The owner decides: our session's requests are served in order, so
-	// this exists sees a create we sent before it. Delete only the version
-	// we saw as ours: if it was replaced, it is not ours.
+	// this exists sees a create we sent before it, once every create we
+	// gave up on has been sent (Settle). Delete only the version we saw as
+	// ours: if it was replaced, it is not ours.
+	if s.unsure {
+		if err := s.zk.Settle(ctx); err != nil {
+			return err
+		}
+	}
+	session := s.zk.SessionID()
 	ok, st, err := s.zk.Exists(ctx, s.path)
 	if err != nil || !ok || st.EphemeralOwner != session {
 		if err == nil {

@@ -240,10 +240,31 @@ func (r *RecoverableZookeeper) ChildrenW(ctx context.Context, path string) ([]st
 // that is retried after a connection loss and then finds no node counts as
 // done: the lost attempt is the one that removed it.
 func (r *RecoverableZookeeper) Delete(ctx context.Context, path string, version int32) error {
+	return r.deleteWhile(ctx, path, version, nil)
+}
+
+// DeleteOwn deletes path, an ephemeral znode of session, if its version
+// matches. Unlike Delete, it is not sent again once the client holds
+// another session: the znode went with its session, and a znode now at a
+// shared path (the single-file election's) is someone else's, whatever its
+// version says, as a re-created znode starts at version 0 again.
+func (r *RecoverableZookeeper) DeleteOwn(ctx context.Context, path string, version int32, session int64) error {
+	return r.deleteWhile(ctx, path, version, func() bool { return r.SessionID() == session })
+}
+
+// errSessionGone ends deleteWhile's attempts.
+var errSessionGone = errors.New("recoverable: the session changed")
+
+// deleteWhile is Delete, each attempt made only while still() holds (nil:
+// always); once it does not, there is nothing of ours left to delete.
+func (r *RecoverableZookeeper) deleteWhile(ctx context.Context, path string, version int32, still func() bool) error {
 	_, attempts, err := retry(ctx, r, "delete", path, func() (struct{}, error) {
+		if still != nil && !still() {
+			return struct{}{}, errSessionGone
+		}
 		return struct{}{}, r.conn.Delete(path, version)
 	})
-	if attempts > 1 && errors.Is(err, zk.ErrNoNode) {
+	if errors.Is(err, errSessionGone) || (attempts > 1 && errors.Is(err, zk.ErrNoNode)) {
 		return nil
 	}
 	return wrap("delete", path, err)

@@ -266,3 +266,30 @@ func TestUnansweredHandshakeMovesOn(t *testing.T) {
 		rz.Close()
 	}
 }
+
+// DeleteOwn deletes an ephemeral of the session it names, and nothing once
+// the client holds another session: a znode at the same path is then
+// someone else's, even at the version we saw (re-created znodes start at 0).
+func TestDeleteOwnSparesAnotherSessionsZnode(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	rz := connect(t, cluster.Servers(), 4*time.Second)
+	other := connect(t, cluster.Servers(), 4*time.Second)
+	ctx := testCtx(t)
+	if _, err := other.CreateEphemeral(ctx, "/shared", nil, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	// As if rz had made /shared on an old session that expired, and other
+	// made it again since: same path, same version 0.
+	if err := rz.DeleteOwn(ctx, "/shared", 0, rz.SessionID()+1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, st, err := rz.Exists(ctx, "/shared"); err != nil || !ok || st.EphemeralOwner != other.SessionID() {
+		t.Fatalf("after DeleteOwn for a session we no longer hold: exists=%v %+v %v; want the other session's znode untouched", ok, st, err)
+	}
+	if err := other.DeleteOwn(ctx, "/shared", 0, other.SessionID()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, err := rz.Exists(ctx, "/shared"); err != nil || ok {
+		t.Fatalf("after DeleteOwn by its own session: exists=%v %v; want it gone", ok, err)
+	}
+}

@@ -165,7 +165,7 @@ func (s *singleFile) Leave(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := s.zk.Delete(ctx, s.path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
+	if err := s.zk.DeleteOwn(ctx, s.path, st.Version, session); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return err
 	}
 	s.held, s.unsure = 0, false

@@ -2,6 +2,7 @@ package nodemonitor_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -180,4 +181,18 @@ func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) b
 // speaker command, refuses that line.
 func TestDeleteOvertakesAConfirm(t *testing.T) {
 	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return seq(nodemonitor.WithPath(path)) })
+}
+
+// Closed at random moments, as they join, candidates leave no node behind
+// (electiontest.CloseAtRandomLeavesNothing).
+func TestCloseAtRandomLeavesNoNode(t *testing.T) {
+	electiontest.CloseAtRandomLeavesNothing(t, zktest.Start(t, 1), 40,
+		func(path string) electiontest.NewMonitor { return seq(nodemonitor.WithPath(path)) },
+		func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, error) {
+			children, err := rz.Children(ctx, path)
+			if errors.Is(err, zk.ErrNoNode) {
+				return nil, nil // never made: nobody got as far as joining
+			}
+			return children, err
+		})
 }

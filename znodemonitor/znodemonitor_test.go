@@ -96,3 +96,17 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 func TestDeleteOvertakesAConfirm(t *testing.T) {
 	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) })
 }
+
+// Closed at random moments, as they race, candidates leave no znode behind
+// (electiontest.CloseAtRandomLeavesNothing).
+func TestCloseAtRandomLeavesNoZnode(t *testing.T) {
+	electiontest.CloseAtRandomLeavesNothing(t, zktest.Start(t, 1), 40,
+		func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) },
+		func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, error) {
+			ok, _, err := rz.Exists(ctx, path)
+			if !ok {
+				return nil, err
+			}
+			return []string{path}, nil
+		})
+}

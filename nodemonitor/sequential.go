@@ -216,14 +216,10 @@ func (s *sequential) join(ctx context.Context) error {
 		// the node (a long outage, or the Check's deadline). If it did, and
 		// our session lives, that node is ours: take it, rather than stand
 		// twice in the line.
-		found, err := s.zk.FindOwn(ctx, s.path, s.name)
-		if errors.Is(err, zk.ErrNoNode) {
-			found, err = "", nil // the path went, and any node of ours with it
-		}
+		found, err := s.findUnsure(ctx)
 		if err != nil {
 			return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
 		}
-		s.unsure = false
 		if found != "" {
 			s.node, s.session, s.epoch = found, s.zk.SessionID(), 0
 			s.readEpoch(ctx)
@@ -284,6 +280,19 @@ func (s *sequential) settleOwner(ctx context.Context) error {
 	return nil
 }
 
+// findUnsure looks for the node that a create we gave up on may have made
+// on our session, and returns it, or "". Either way we are sure again.
+func (s *sequential) findUnsure(ctx context.Context) (string, error) {
+	found, err := s.zk.FindOwn(ctx, s.path, s.name)
+	if errors.Is(err, zk.ErrNoNode) {
+		found, err = "", nil // the path went, and any node of ours with it
+	}
+	if err == nil {
+		s.unsure = false
+	}
+	return found, err
+}
+
 // Leave implements election.Recipe: delete our znode if this session still owns it.
 func (s *sequential) Leave(ctx context.Context) error {
 	if err := s.settleOwner(ctx); err != nil {
@@ -298,14 +307,10 @@ func (s *sequential) Leave(ctx context.Context) error {
 		if err := s.zk.Settle(ctx); err != nil {
 			return fmt.Errorf("nodemonitor: leave %s: %w", s.path, err)
 		}
-		found, err := s.zk.FindOwn(ctx, s.path, s.name)
-		if errors.Is(err, zk.ErrNoNode) {
-			found, err = "", nil // the path went, and any node of ours with it
-		}
+		found, err := s.findUnsure(ctx)
 		if err != nil {
 			return fmt.Errorf("nodemonitor: leave %s: %w", s.path, err)
 		}
-		s.unsure = false
 		s.node, s.session = found, s.zk.SessionID()
 	}
 	if s.node == "" || s.session != s.zk.SessionID() {

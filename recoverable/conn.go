@@ -80,6 +80,17 @@ func DigestACL(userPassword string) []zk.ACL {
 	return append(zk.DigestACL(zk.PermAll, user, password), zk.ACL{Perms: zk.PermRead, Scheme: "world", ID: "anyone"})
 }
 
+// Access is what a command's --auth gives: the options that authenticate
+// its sessions as userPassword, and the ACL for the znodes it creates
+// (DigestACL). Without an identity ("") there is no option, and the znodes
+// are open to everyone, as in the articles and the chapter.
+func Access(userPassword string) ([]Option, []zk.ACL) {
+	if userPassword == "" {
+		return nil, zk.WorldACL(zk.PermAll)
+	}
+	return []Option{WithDigestAuth(userPassword)}, DigestACL(userPassword)
+}
+
 // Connect starts a client for servers ("host:port" each) with the session
 // timeout asked for. It returns at once: go-zookeeper connects, and
 // reconnects, in the background. Use WaitConnected or Observe to follow it.

@@ -74,20 +74,14 @@ func (s settings) logger() *slog.Logger {
 // connect starts a client and waits, within the session timeout and a
 // few seconds more, until it is connected.
 func (s settings) connect(log *slog.Logger) (*recoverable.RecoverableZookeeper, error) {
-	opts := []recoverable.Option{recoverable.WithLogger(log)}
-	if s.auth != "" {
-		opts = append(opts, recoverable.WithDigestAuth(s.auth))
-	}
-	return recoverable.Connect(s.servers, s.sessionTimeout, opts...)
+	auth, _ := recoverable.Access(s.auth)
+	return recoverable.Connect(s.servers, s.sessionTimeout, append([]recoverable.Option{recoverable.WithLogger(log)}, auth...)...)
 }
 
 // opts are the sequence options the settings give.
 func (s settings) opts(log *slog.Logger) []sequence.Option {
-	opts := []sequence.Option{sequence.WithRoot(s.root), sequence.WithLogger(log)}
-	if s.auth != "" {
-		opts = append(opts, sequence.WithACL(recoverable.DigestACL(s.auth)))
-	}
-	return opts
+	_, acl := recoverable.Access(s.auth)
+	return []sequence.Option{sequence.WithRoot(s.root), sequence.WithACL(acl), sequence.WithLogger(log)}
 }
 
 // args returns the command's arguments, named as in its usage, after

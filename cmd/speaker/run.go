@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
@@ -49,12 +48,8 @@ func runSpeaker(c *cli.Context) error {
 	}
 	defer spk.Close()
 
-	zkOpts := []recoverable.Option{recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log)}
-	acl := zk.WorldACL(zk.PermAll) // open to all, as in the articles
-	if cfg.auth != "" {
-		zkOpts = append(zkOpts, recoverable.WithDigestAuth(cfg.auth))
-		acl = recoverable.DigestACL(cfg.auth)
-	}
+	auth, acl := recoverable.Access(cfg.auth)
+	zkOpts := append([]recoverable.Option{recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log)}, auth...)
 	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
@@ -90,12 +89,8 @@ func (s settings) logger() *slog.Logger {
 // connect starts a client with retry's retries for each single request,
 // and a Store on it that creates znodes with the ACL that --auth asks for.
 func (s settings) connect(log *slog.Logger, retry recoverable.RetryCounterFactory, storeOpts ...config.Option) (*recoverable.RecoverableZookeeper, *config.Store, error) {
-	opts := []recoverable.Option{recoverable.WithRetry(retry), recoverable.WithLogger(log)}
-	acl := zk.WorldACL(zk.PermAll) // open to all, as in the chapter
-	if s.auth != "" {
-		opts = append(opts, recoverable.WithDigestAuth(s.auth))
-		acl = recoverable.DigestACL(s.auth)
-	}
+	auth, acl := recoverable.Access(s.auth)
+	opts := append([]recoverable.Option{recoverable.WithRetry(retry), recoverable.WithLogger(log)}, auth...)
 	rz, err := recoverable.Connect(s.servers, s.sessionTimeout, opts...)
 	if err != nil {
 		return nil, nil, err

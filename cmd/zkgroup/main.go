@@ -144,13 +144,8 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 // options are the client's and the group's options for cfg: with --auth,
 // the session authenticates and the znodes it creates get DigestACL.
 func (cfg config) options() ([]recoverable.Option, []group.Option) {
-	zkOpts := []recoverable.Option{recoverable.WithLogger(cfg.log)}
-	acl := zk.WorldACL(zk.PermAll) // open to all, as in the chapter
-	if cfg.auth != "" {
-		zkOpts = append(zkOpts, recoverable.WithDigestAuth(cfg.auth))
-		acl = recoverable.DigestACL(cfg.auth)
-	}
-	return zkOpts, []group.Option{group.WithACL(acl), group.WithLogger(cfg.log)}
+	auth, acl := recoverable.Access(cfg.auth)
+	return append([]recoverable.Option{recoverable.WithLogger(cfg.log)}, auth...), []group.Option{group.WithACL(acl), group.WithLogger(cfg.log)}
 }
 
 // trim drops a sentinel's words from the front of err's message, leaving

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
@@ -81,12 +80,8 @@ func runLock(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
-	opts := []recoverable.Option{recoverable.WithLogger(log)}
-	acl := zk.WorldACL(zk.PermAll)
-	if s.auth != "" {
-		opts, acl = append(opts, recoverable.WithDigestAuth(s.auth)), recoverable.DigestACL(s.auth)
-	}
-	rz, err := recoverable.Connect(s.servers, s.session, opts...)
+	auth, acl := recoverable.Access(s.auth)
+	rz, err := recoverable.Connect(s.servers, s.session, append([]recoverable.Option{recoverable.WithLogger(log)}, auth...)...)
 	if err != nil {
 		return err
 	}

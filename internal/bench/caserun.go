@@ -51,10 +51,11 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	if err != nil {
 		return err
 	}
-	leaving := delta(left, leader.session().Traffic())
+	gone := leader.session().Traffic()
+	leaving := delta(left, gone)
 	if count {
 		cr.latencies = append(cr.latencies, line.at.Sub(start))
-		if wrote := leader.session().Traffic().WroteAt; wrote.After(start) {
+		if wrote := gone.WroteAt; wrote.After(start) {
 			cr.leftAfter = append(cr.leftAfter, wrote.Sub(start))
 		}
 		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))

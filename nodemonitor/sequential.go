@@ -230,7 +230,9 @@ func (s *sequential) join(ctx context.Context) error {
 	session := s.zk.SessionID()
 	node, err := s.zk.CreateProtectedEphemeralSequential(ctx, s.path, s.name, s.data, s.acl)
 	if err != nil {
-		s.unsure = true
+		// A refusal by the ACL is an answer: the server made nothing. Any
+		// other failure may have lost the answer on its way back.
+		s.unsure = !errors.Is(err, zk.ErrNoAuth)
 		return fmt.Errorf("nodemonitor: join %s: %w", s.path, err)
 	}
 	s.node, s.session, s.epoch = node, session, 0

@@ -59,7 +59,7 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 			var sent time.Time
 			var createErr error
 			st, wake, sent, createErr, err = s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
-			if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) {
+			if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) && !errors.Is(createErr, zk.ErrNoAuth) {
 				s.unsure = true // no answer: the create may yet make the znode
 			}
 			switch {

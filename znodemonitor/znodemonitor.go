@@ -59,6 +59,19 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // call more than once.
 func (m *Monitor) Close() { m.c.Close() }
 
+// Done is closed once the Monitor has ended: after Close, or when it gave
+// up on its own because ZooKeeper refuses it by the znodes' ACL (Err).
+func (m *Monitor) Done() <-chan struct{} { return m.c.Done() }
+
+// Err returns why the Monitor gave up on its own, once Done is closed: an
+// error that is ErrNotAllowed. It is nil while it runs and after Close.
+func (m *Monitor) Err() error { return m.c.Err() }
+
+// ErrNotAllowed is why a Monitor gives up: ZooKeeper refused it by the
+// znodes' ACL before it ever joined, so its user:password is wrong or
+// missing (recoverable.WithDigestAuth).
+var ErrNotAllowed = election.ErrNotAllowed
+
 // Listener is told when to speak: the articles' NodeMonitorListener, which
 // the ZNodeMonitor calls too. speaker.Speaker is one.
 type Listener = election.Listener

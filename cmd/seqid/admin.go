@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
@@ -235,16 +234,5 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	if errors.Is(err, sequence.ErrNoRoom) {
 		return errors.New(strings.TrimPrefix(err.Error(), "sequence: "))
 	}
-	return explainNoAuth(err)
-}
-
-// explainNoAuth says what to do when ZooKeeper refused us by an ACL: the
-// znodes were made with --auth, and only that identity may change them.
-func explainNoAuth(err error) error {
-	if errors.Is(err, zk.ErrNoAuth) {
-		// The whole of err is that one refusal: say it without the
-		// operation's plumbing ("multi : zk: not authenticated").
-		return fmt.Errorf("not allowed by the znodes' ACL: they were made with --auth, so give the same user:password (%w)", zk.ErrNoAuth)
-	}
-	return err
+	return cmdline.ExplainNoAuth(err)
 }

@@ -105,7 +105,7 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 		}
 		if errors.Is(err, zk.ErrNoAuth) {
 			rz.Close() // trying again would not change the ACL
-			return explainNoAuth(err)
+			return cmdline.ExplainNoAuth(err)
 		}
 		if strandedCtx.Err() != nil {
 			break
@@ -114,7 +114,21 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 			log.Warn("could not join the election yet; trying again", "error", err)
 		}
 	}
+	// The ACL refuses our --auth: the election's (the monitor gave up
+	// joining) or the sequences' (the leader cannot raise a limit).
+	var gaveUp, failed <-chan struct{}
+	if p != nil {
+		gaveUp, failed = p.Monitor().Done(), p.Failed()
+	}
 	select {
+	case <-gaveUp:
+		p.Close()
+		rz.Close()
+		return cmdline.ExplainNoAuth(p.Monitor().Err())
+	case <-failed:
+		p.Close() // first: a backup with the right --auth takes over
+		rz.Close()
+		return cmdline.ExplainNoAuth(p.Err())
 	case <-ctx.Done():
 		// Silence first, then our znode goes, so that a backup takes over
 		// at once, as a speaker leaves; then the session.

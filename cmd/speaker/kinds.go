@@ -20,6 +20,10 @@ type monitor interface {
 	Notifications() int64
 	Observe(ctx context.Context) <-chan nodemonitor.Status
 	Close()
+	// Done and Err tell of a monitor that gave up on its own: the ACL
+	// refuses our --auth.
+	Done() <-chan struct{}
+	Err() error
 }
 
 // monitorSettings are the flags that every recipe takes.

@@ -73,8 +73,16 @@ func runSpeaker(c *cli.Context) error {
 	}
 	log.Info("speaker started", "election", cfg.election.name, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
 
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-mon.Done():
+		// It gave up: the election's znodes were made with another --auth.
+		// Waiting on would only repeat the refusal; say it in one line.
+	}
 	shutdown(log, spk, mon, rz)
+	if err := mon.Err(); err != nil {
+		return cmdline.ExplainNoAuth(err)
+	}
 	// Logged after the close went out, not before: the successor is waiting.
 	log.Info("shut down: stopped speaking and closed the session")
 	return nil

@@ -93,7 +93,7 @@ func runLock(c *cli.Context) error {
 		if ctx.Err() != nil {
 			return cli.Exit("interrupted while waiting for the lock", 130)
 		}
-		return err
+		return cmdline.ExplainNoAuth(err)
 	}
 	log.Info("holding the lock; starting CMD", "epoch", lk.Epoch(), "cmd", s.argv[0])
 	status, why := supervise(ctx, log, rz, lk, s)

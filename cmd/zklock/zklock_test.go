@@ -126,6 +126,29 @@ func TestExitStatusAndEpoch(t *testing.T) {
 	}
 }
 
+// A contender that the lock's ACL refuses exits 1 at once with one line
+// saying to give --auth, and its CMD never runs.
+func TestWrongAuthExitsWithOneLine(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	marker := filepath.Join(t.TempDir(), "ran")
+	owner := run(t, cluster.ConnString(), "--auth", "ops:s3cret", "--", "/bin/sh", "-c", "echo held; sleep 30")
+	defer owner.Term()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := owner.WaitForStderr(ctx, "holding the lock"); err != nil {
+		t.Fatal(err)
+	}
+	p := run(t, cluster.ConnString(), "--auth", "ops:wrong", "--", "/bin/sh", "-c", "touch "+marker)
+	code := wait(t, p, 10*time.Second)
+	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+	if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "zklock: not allowed") || !strings.Contains(last, "--auth") {
+		t.Fatalf("exit %d, last line %q; want exit 1 and one line saying to give --auth", code, last)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the refused contender ran its CMD")
+	}
+}
+
 // A holder killed with SIGKILL cannot delete its znode: the lock passes on
 // once its session expires, within S + tick + a margin, and its CMD was
 // stopped by the watchdog the moment zklock died.

@@ -1,9 +1,12 @@
 package cmdline
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 )
 
@@ -38,4 +41,16 @@ func ParseLogLevel(c *cli.Context) (slog.Level, error) {
 		return l, BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
 	}
 	return l, nil
+}
+
+// ExplainNoAuth says what to do when ZooKeeper refused us by an ACL: the
+// znodes were made with --auth, and only that identity may use them. Any
+// other error passes through as it is.
+func ExplainNoAuth(err error) error {
+	if errors.Is(err, zk.ErrNoAuth) {
+		// The whole of err is that one refusal: say it without the
+		// operation's plumbing ("multi : zk: not authenticated").
+		return fmt.Errorf("not allowed by the znodes' ACL: they were made with --auth, so give the same user:password (%w)", zk.ErrNoAuth)
+	}
+	return err
 }

@@ -41,6 +41,7 @@ type Candidate struct {
 	mu            sync.Mutex // guards the snapshot that State, Node, Confirm and Notifications read
 	status        Status
 	notifications int64
+	err           error // why the candidate gave up on its own (refused.go)
 	observers     *broadcast.Broadcaster[Status]
 
 	// turn is held by whoever acts for the candidate: the loop, except
@@ -50,6 +51,7 @@ type Candidate struct {
 	turn      sync.Mutex
 	connected bool // the session is connected, as far as the loop has heard
 	left      bool // leave has run, by Close or by the loop: nothing is left to do
+	joined    bool // a check has put us in the election once (refusedForGood)
 
 	cancel    context.CancelFunc
 	done      chan struct{}
@@ -107,7 +109,11 @@ func (c *Candidate) Close() {
 			// caller's goroutine. Waking the loop to do it would put a
 			// goroutine hand-off before the one write that the successor
 			// waits for (issue 14). The loop then finds left set and ends.
-			c.leave()
+			// Or the loop has ended already (it gave up, or the session
+			// was closed), and has left on its way out.
+			if !c.left {
+				c.leave()
+			}
 			c.turn.Unlock()
 		}
 		// Otherwise the loop is busy (a check, a watch): ending it ends

@@ -193,6 +193,10 @@ func (c *Candidate) loop(ctx context.Context) {
 			if ctx.Err() != nil || c.zk.Closing() {
 				return
 			}
+			if c.refusedForGood(err) {
+				c.giveUp(err)
+				return
+			}
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("our session may have expired meanwhile: %w", err)
 			}
@@ -207,6 +211,7 @@ func (c *Candidate) loop(ctx context.Context) {
 			continue
 		}
 		retries = newCheckRetries()
+		c.joined = c.joined || d.Node != ""
 		wake, ready = d.Wake, d.Prepare
 		if !d.Leader {
 			unprepare()

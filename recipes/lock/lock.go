@@ -24,6 +24,9 @@ import (
 // was won: its first confirm failed.
 var ErrLost = errors.New("lock: lost")
 
+// ErrUnlocked is returned by Lock when Unlock was called while it waited.
+var ErrUnlocked = errors.New("lock: unlocked while waiting in line")
+
 // Lock is one contender for the lock at a path. Lock it, do the work while
 // Lost stays open, Unlock. A Lock is good for one acquisition: after
 // Unlock, or once lost, make a new one.
@@ -51,7 +54,8 @@ func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...nodemo
 
 // Lock waits in line until the lock is ours and proven so (a confirm under
 // the at-most-one policy), or until ctx is done; then it leaves the line
-// and returns ctx's error.
+// and returns ctx's error. It fails at once with nodemonitor.ErrNotAllowed
+// when the lock znode's ACL refuses our credentials.
 func (l *Lock) Lock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.started {
@@ -88,6 +92,13 @@ func (l *Lock) Lock(ctx context.Context) error {
 		l.mu.Unlock()
 		close(h.acted)
 		return nil
+	case <-mon.Done():
+		// It gave up, as the ACL refuses our credentials
+		// (nodemonitor.ErrNotAllowed), or Unlock closed it.
+		if err := mon.Err(); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		return ErrUnlocked
 	case <-ctx.Done():
 		l.Unlock()
 		return ctx.Err()

@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/internal/zktest"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
+	"zkspeaker/recoverable"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -81,4 +84,37 @@ func TestLockGivesUpWithItsContext(t *testing.T) {
 		t.Fatalf("contenders after the impatient one gave up: %v, %v; want the holder alone", children, err)
 	}
 	holder.Unlock()
+}
+
+// A contender that the lock znode's ACL refuses is told so at once, not
+// left waiting for a lock it can never queue for.
+func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	const creds = "locker:s3cret"
+	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rz.Close)
+	acl := nodemonitor.WithACL(recoverable.DigestACL(creds))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	owner := lock.New(rz, "/guarded-lock", "owner", acl, nodemonitor.WithLogger(quiet))
+	if err := owner.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Unlock()
+
+	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/guarded-lock", "stranger", acl, nodemonitor.WithLogger(quiet))
+	defer stranger.Unlock()
+	start := time.Now()
+	err = stranger.Lock(ctx)
+	if !errors.Is(err, nodemonitor.ErrNotAllowed) || !errors.Is(err, zk.ErrNoAuth) || ctx.Err() != nil {
+		t.Fatalf("Lock without the credentials = %v after %v, want ErrNotAllowed (zk.ErrNoAuth) at once", err, time.Since(start))
+	}
+	select {
+	case <-owner.Lost():
+		t.Fatal("the owner lost its lock")
+	default:
+	}
 }

@@ -32,6 +32,10 @@ type Persister struct {
 	term    *term
 	raises  atomic.Int64
 	refused atomic.Int64
+
+	failed   chan struct{} // closed by fail
+	failOnce sync.Once
+	err      error // why it failed (under mu)
 }
 
 // NewPersister starts a persistence process on the session of rz, storing
@@ -49,7 +53,7 @@ func NewPersister(ctx context.Context, rz *recoverable.RecoverableZookeeper, sto
 	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return nil, err
 	}
-	p := &Persister{rz: rz, store: store, o: o, log: o.log, monSet: make(chan struct{})}
+	p := &Persister{rz: rz, store: store, o: o, log: o.log, monSet: make(chan struct{}), failed: make(chan struct{})}
 	mon, err := nodemonitor.New(rz, p, nodemonitor.WithPath(o.election), nodemonitor.WithWatch(nodemonitor.WatchPredecessor),
 		nodemonitor.WithPolicy(nodemonitor.AtMostOne), nodemonitor.WithACL(o.acl), nodemonitor.WithLogger(o.log))
 	if err != nil {
@@ -70,6 +74,33 @@ func (p *Persister) Raises() int64 { return p.raises.Load() }
 
 // Refused: see Raises.
 func (p *Persister) Refused() int64 { return p.refused.Load() }
+
+// Failed is closed when the Persister cannot do its job with the
+// credentials its session has: ZooKeeper refused to raise a limit by the
+// sequences' ACL. A leader that cannot raise limits must not go on leading,
+// or no backup will: its owner should Close it, and say Err. (A Persister
+// refused from the start does not lead: its Monitor gives up, see
+// nodemonitor.Monitor.Done.)
+func (p *Persister) Failed() <-chan struct{} { return p.failed }
+
+// Err returns why the Persister failed, once Failed is closed; nil before.
+func (p *Persister) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// fail records the first reason the Persister cannot go on, and closes
+// Failed.
+func (p *Persister) fail(err error) {
+	p.failOnce.Do(func() {
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+		p.log.Error("cannot maintain the sequences: ZooKeeper refuses us by their ACL (were they made with another user:password?)", "error", err)
+		close(p.failed)
+	})
+}
 
 // Close stops maintaining, leaves the election (our znode is deleted, so
 // that a backup takes over at once), and waits.

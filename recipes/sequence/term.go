@@ -151,6 +151,12 @@ func (t *term) maintain(ctx context.Context, name string) {
 			if err := step(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
 				t.cancel() // the whole term ends: the election will tell us soon
 				return
+			} else if errors.Is(err, zk.ErrNoAuth) {
+				// The sequences were made with other credentials: no retry
+				// raises a limit, and while we lead no backup can. Tell our
+				// owner, who closes us so that a backup takes over.
+				t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
+				return
 			} else if err != nil {
 				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			}

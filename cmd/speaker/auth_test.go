@@ -1,0 +1,42 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/zktest"
+)
+
+// A speaker whose --auth the election's ACL refuses would be refused for
+// as long as it ran: it exits 1 at once with one line saying what to give,
+// and writes nothing, while the rightful leader speaks on.
+func TestWrongAuthExitsWithOneLine(t *testing.T) {
+	cluster := zktest.Start(t, 1)
+	out := filepath.Join(t.TempDir(), "out.txt")
+	owner := speakersWith(t, []string{"--auth", "team:s3cret"}, cluster.ConnString(), out, "sequential", 100*time.Millisecond, "owner")["owner"]
+	defer owner.Term()
+	for _, auth := range [][]string{{"--auth", "team:wrong"}, nil} {
+		args := append([]string{"--servers", cluster.ConnString(), "--name", "intruder", "--out", out,
+			"--interval", "100ms", "--session-timeout", sessionTimeout.String()}, auth...)
+		p := zktest.RunSpeaker(t, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		code, err := p.Wait(ctx)
+		cancel()
+		lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+		last := lines[len(lines)-1]
+		if err != nil || code != 1 || !strings.HasPrefix(last, "speaker: not allowed") || !strings.Contains(last, "--auth") {
+			t.Fatalf("%v: exit %d (%v), last line %q; want exit 1 and one line saying to give --auth", auth, code, err, last)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "intruder") || !strings.Contains(string(data), "owner") {
+		t.Fatalf("out file:\n%s\nwant the owner's lines only", data)
+	}
+}

@@ -1,0 +1,47 @@
+package election
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ErrNotAllowed is why a candidate gave up (Err): ZooKeeper refused it by
+// the znodes' ACL before it ever joined. Its credentials are wrong, or it
+// has none; trying again cannot help.
+var ErrNotAllowed = errors.New("election: not allowed by the znodes' ACL")
+
+// refusedForGood reports whether a failed check will fail the same way
+// however often the loop tries again: ZooKeeper answered NoAuth, and we have
+// never been in the election. go-zookeeper sends our credentials before any
+// other request on every connection, so NoAuth does not come and go for a
+// client that has the right ones: a candidate refused from the start was
+// started with the wrong user:password, or none. Once we have been in the
+// election, an ACL changed under us may be changed back, so the loop keeps
+// trying, as it does for any other failure.
+func (c *Candidate) refusedForGood(err error) bool {
+	return !c.joined && errors.Is(err, zk.ErrNoAuth)
+}
+
+// giveUp records why the candidate ends on its own; the loop then returns,
+// which closes Done.
+func (c *Candidate) giveUp(err error) {
+	c.mu.Lock()
+	c.err = fmt.Errorf("%w: %w", ErrNotAllowed, err)
+	c.mu.Unlock()
+	c.log.Error("gave up joining the election: ZooKeeper refuses us by the znodes' ACL (were they made with another user:password?)", "error", err)
+}
+
+// Done is closed once the candidate has ended: after Close, or when it gave
+// up on its own, which Err explains. A program that runs a candidate
+// until it is told to stop also waits on Done, as on etcd's Session.Done.
+func (c *Candidate) Done() <-chan struct{} { return c.done }
+
+// Err returns why the candidate gave up on its own (ErrNotAllowed), once
+// Done is closed; it is nil while the candidate runs and after Close.
+func (c *Candidate) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}

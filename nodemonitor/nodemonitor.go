@@ -55,12 +55,14 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // session, which belongs to the caller. It is safe to call more than once.
 func (m *Monitor) Close() { m.c.Close() }
 
-// Done is closed once the Monitor has ended: after Close, or when it gave
-// up on its own because ZooKeeper refuses it by the znodes' ACL (Err).
+// Done is closed once the Monitor has ended: after Close, when the session
+// was closed, or when it gave up on its own because ZooKeeper refuses it by
+// the znodes' ACL (Err).
 func (m *Monitor) Done() <-chan struct{} { return m.c.Done() }
 
 // Err returns why the Monitor gave up on its own, once Done is closed: an
-// error that is ErrNotAllowed. It is nil while it runs and after Close.
+// error that is ErrNotAllowed. It is nil while it runs, and when Close or
+// the session's close ended it first.
 func (m *Monitor) Err() error { return m.c.Err() }
 
 // ErrNotAllowed is why a Monitor gives up: ZooKeeper refused it by the

@@ -40,7 +40,9 @@ type RecoverableZookeeper struct {
 	connected   bool
 
 	connReady chan struct{} // closed once conn is set, before any callback reads it
-	authReady chan struct{} // closed once our credentials are with the client
+	authReady chan struct{} // closed once a server accepted our credentials (authenticate)
+	authDone  chan struct{} // closed when authenticate has returned
+	sessions  atomic.Int64  // connections that got a session; go-zookeeper re-sends credentials after each
 	quit      chan struct{}
 	closeOnce sync.Once
 	// zkEvents is go-zookeeper's event channel. The callback sees every
@@ -107,6 +109,7 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 		events:    newBroadcaster(),
 		connReady: make(chan struct{}),
 		authReady: make(chan struct{}),
+		authDone:  make(chan struct{}),
 		quit:      make(chan struct{}),
 	}
 	r.timeout.Store(int64(sessionTimeout))
@@ -122,16 +125,9 @@ func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*R
 	close(r.connReady)
 	if o.digest == "" {
 		close(r.authReady)
+		close(r.authDone)
 	} else {
-		// AddAuth waits for a connection; every operation waits for it in
-		// turn, so that none runs unauthenticated. go-zookeeper sends the
-		// credentials again after each reconnect.
-		go func() {
-			defer close(r.authReady)
-			if err := conn.AddAuth("digest", []byte(o.digest)); err != nil {
-				r.log.Error("ZooKeeper refused our credentials", "error", err)
-			}
-		}()
+		go r.authenticate(o.digest)
 	}
 	r.zkEvents = ch
 	return r, nil
@@ -198,6 +194,7 @@ func (r *RecoverableZookeeper) Close() {
 		close(r.quit)
 		id := r.conn.SessionID()
 		r.conn.Close()
+		<-r.authDone           // a pending AddAuth returns once go-zookeeper is told to quit
 		for range r.zkEvents { //nolint:revive // drained until go-zookeeper's loop ends
 		}
 		r.serverMode.wg.Wait()
@@ -231,6 +228,7 @@ func (r *RecoverableZookeeper) onEvent(ev zk.Event) {
 	<-r.connReady // at most the instant between zk.Connect and its return
 	switch ev.State {
 	case zk.StateHasSession:
+		r.sessions.Add(1)
 		r.serverMode.connected(ev.Server, r.quit)
 		id := r.conn.SessionID()
 		out := SessionEvent{State: StateConnected, SessionID: id, NewSession: id != r.lastSession,

@@ -27,6 +27,9 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 		code, err := p.Wait(ctx)
 		cancel()
 		lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+		if strings.Contains(p.Stderr(), "will try again") {
+			t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.Stderr())
+		}
 		last := lines[len(lines)-1]
 		if err != nil || code != 1 || !strings.HasPrefix(last, "speaker: not allowed") || !strings.Contains(last, "--auth") {
 			t.Fatalf("%v: exit %d (%v), last line %q; want exit 1 and one line saying to give --auth", auth, code, err, last)

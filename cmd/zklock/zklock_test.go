@@ -141,6 +141,9 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 	p := run(t, cluster.ConnString(), "--auth", "ops:wrong", "--", "/bin/sh", "-c", "touch "+marker)
 	code := wait(t, p, 10*time.Second)
 	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+	if strings.Contains(p.Stderr(), "will try again") {
+		t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.Stderr())
+	}
 	if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "zklock: not allowed") || !strings.Contains(last, "--auth") {
 		t.Fatalf("exit %d, last line %q; want exit 1 and one line saying to give --auth", code, last)
 	}

@@ -33,13 +33,15 @@ func (c *Candidate) giveUp(err error) {
 	c.log.Error("gave up joining the election: ZooKeeper refuses us by the znodes' ACL (were they made with another user:password?)", "error", err)
 }
 
-// Done is closed once the candidate has ended: after Close, or when it gave
-// up on its own, which Err explains. A program that runs a candidate
-// until it is told to stop also waits on Done, as on etcd's Session.Done.
+// Done is closed once the candidate has ended: after Close, when its owner
+// closed the session, or when it gave up on its own, which Err explains. A
+// program that runs a candidate until it is told to stop also waits on
+// Done, as on etcd's Session.Done.
 func (c *Candidate) Done() <-chan struct{} { return c.done }
 
 // Err returns why the candidate gave up on its own (ErrNotAllowed), once
-// Done is closed; it is nil while the candidate runs and after Close.
+// Done is closed. It is nil while the candidate runs, and when Close or the
+// session's close ended it before it gave up.
 func (c *Candidate) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -55,7 +55,9 @@ func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...nodemo
 // Lock waits in line until the lock is ours and proven so (a confirm under
 // the at-most-one policy), or until ctx is done; then it leaves the line
 // and returns ctx's error. It fails at once with nodemonitor.ErrNotAllowed
-// when the lock znode's ACL refuses our credentials.
+// when the lock znode's ACL refuses our credentials, with
+// recoverable.ErrClosed when the session is closed under it, and with
+// ErrUnlocked when Unlock is called meanwhile.
 func (l *Lock) Lock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.started {
@@ -94,9 +96,13 @@ func (l *Lock) Lock(ctx context.Context) error {
 		return nil
 	case <-mon.Done():
 		// It gave up, as the ACL refuses our credentials
-		// (nodemonitor.ErrNotAllowed), or Unlock closed it.
+		// (nodemonitor.ErrNotAllowed); or its owner closed the session; or
+		// Unlock closed it.
 		if err := mon.Err(); err != nil {
 			return fmt.Errorf("lock: %w", err)
+		}
+		if l.rz.Closing() {
+			return fmt.Errorf("lock: %w", recoverable.ErrClosed)
 		}
 		return ErrUnlocked
 	case <-ctx.Done():

@@ -23,15 +23,7 @@ func TestACLKeepsStrayClientsOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	connect := func(opts ...recoverable.Option) *recoverable.RecoverableZookeeper {
-		rz, err := recoverable.Connect(cluster.Servers(), 4*time.Second, append(opts, recoverable.WithLogger(zktest.Logger(t)))...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(rz.Close)
-		if err := rz.WaitConnected(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return rz
+		return connectWith(ctx, t, cluster.Servers(), opts...)
 	}
 	store, err := sequence.OpenFileStore(t.TempDir())
 	if err != nil {
@@ -96,4 +88,98 @@ func TestACLKeepsStrayClientsOut(t *testing.T) {
 	if id, err := seq.Next(ctx); err != nil || id != 2 {
 		t.Errorf("after the stray client, the identity's Next = %d, %v; want 2", id, err)
 	}
+}
+
+// A leader whose raise is refused because the sequence's ACL was changed
+// under it says so (Failed), and keeps trying: once the ACL is put back,
+// it raises the limit again, and workers get their IDs, in order.
+func TestACLChangedUnderTheLeaderIsRetried(t *testing.T) {
+	const ann, bob = "ann:secret", "bob:secret"
+	cluster := zktest.Start(t, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	connect := func(creds string) *recoverable.RecoverableZookeeper {
+		return connectWith(ctx, t, cluster.Servers(), recoverable.WithDigestAuth(creds))
+	}
+	store, err := sequence.OpenFileStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []sequence.Option{sequence.WithACL(recoverable.DigestACL(ann)), sequence.WithBlock(10),
+		sequence.WithWait(30 * time.Second), sequence.WithLogger(zktest.Logger(t))}
+	owner := connect(ann)
+	if err := sequence.Create(ctx, owner, "orders", 1, opts...); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sequence.NewPersister(ctx, connect(ann), store, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	bobZK := connect(bob)
+	worker, err := sequence.Open(bobZK, "orders", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Only bob may write the sequence now; ann, the leader, may only read.
+	seqPath := sequence.DefaultRoot + "/orders"
+	bobOnly := append(recoverable.DigestACL(bob), zk.DigestACL(zk.PermRead, "ann", "secret")...)
+	if _, err := owner.Conn().SetACL(seqPath, bobOnly, -1); err != nil {
+		t.Fatal(err)
+	}
+	// Bob takes 40 IDs, four blocks: the leader must raise for them.
+	ids, nextErr := make(chan int64, 40), make(chan error, 1)
+	go func() {
+		defer close(ids)
+		for i := 0; i < 40; i++ {
+			id, err := worker.Next(ctx)
+			if err != nil {
+				nextErr <- err
+				return
+			}
+			ids <- id
+		}
+	}()
+	defer func() {
+		cancel()
+		for range ids { //nolint:revive // waits for bob's goroutine
+		}
+	}()
+	select {
+	case <-p.Failed():
+		if !errors.Is(p.Err(), zk.ErrNoAuth) {
+			t.Fatalf("Failed, with %v; want NoAuth", p.Err())
+		}
+	case <-ctx.Done():
+		t.Fatal("the leader never said that its raise was refused")
+	}
+	both := append(recoverable.DigestACL(bob), zk.DigestACL(zk.PermAll, "ann", "secret")...)
+	if _, err := bobZK.Conn().SetACL(seqPath, both, -1); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(1)
+	for id := range ids {
+		if id != want {
+			t.Fatalf("bob got ID %d, want %d", id, want)
+		}
+		want++
+	}
+	if want != 41 {
+		t.Fatalf("bob got %d IDs, then %v; want 40: the leader did not raise again once the ACL was put back", want-1, <-nextErr)
+	}
+}
+
+// connectWith opens a session with opts, closed when the test ends.
+func connectWith(ctx context.Context, t *testing.T, servers []string, opts ...recoverable.Option) *recoverable.RecoverableZookeeper {
+	t.Helper()
+	rz, err := recoverable.Connect(servers, 4*time.Second, append(opts, recoverable.WithLogger(zktest.Logger(t)))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rz.Close)
+	if err := rz.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return rz
 }

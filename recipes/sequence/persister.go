@@ -78,7 +78,8 @@ func (p *Persister) Refused() int64 { return p.refused.Load() }
 // Failed is closed when the Persister cannot do its job with the
 // credentials its session has: ZooKeeper refused to raise a limit by the
 // sequences' ACL. A leader that cannot raise limits must not go on leading,
-// or no backup will: its owner should Close it, and say Err. (A Persister
+// or no backup will: its owner should Close it, and say Err. Until then it
+// keeps trying, in case the ACL is put back. (A Persister
 // refused from the start does not lead: its Monitor gives up, see
 // nodemonitor.Monitor.Done.)
 func (p *Persister) Failed() <-chan struct{} { return p.failed }

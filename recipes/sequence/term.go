@@ -152,11 +152,13 @@ func (t *term) maintain(ctx context.Context, name string) {
 				t.cancel() // the whole term ends: the election will tell us soon
 				return
 			} else if errors.Is(err, zk.ErrNoAuth) {
-				// The sequences were made with other credentials: no retry
-				// raises a limit, and while we lead no backup can. Tell our
-				// owner, who closes us so that a backup takes over.
+				// The sequences were made with other credentials, or their
+				// ACL was changed under us: while we lead, no backup can
+				// raise a limit either. Tell our owner (Failed), who should
+				// close us so that a backup takes over; until then, try
+				// again, in case the ACL is put back.
 				t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
-				return
+				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			} else if err != nil {
 				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			}

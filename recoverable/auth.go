@@ -25,7 +25,10 @@ import (
 // "maybe missed": we send them again (a duplicate is harmless).
 func (r *RecoverableZookeeper) authenticate(digest string) {
 	defer close(r.authDone)
-	counter := NewRetryCounter(1<<30, 50*time.Millisecond, 2*time.Second, 0.2)
+	// go-zookeeper paces the failures itself (a second between passes over
+	// the servers), so a short pause is enough, and the credentials go out
+	// as soon as a server is back.
+	counter := NewRetryCounter(1<<30, 50*time.Millisecond, 250*time.Millisecond, 0.2)
 	for {
 		before := r.sessions.Load()
 		err := r.conn.AddAuth("digest", []byte(digest))

@@ -1,8 +1,8 @@
 package recoverable
 
 import (
+	"context"
 	"errors"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -16,33 +16,37 @@ import (
 // every queued request does while no server answers (ErrNoServer), when
 // the connection drops under it, or when the session expires (go-zookeeper
 // then starts a new one), would leave the client unauthenticated for
-// good. Its own znodes' ACL would then refuse it. So we try until a server
-// says yes.
+// good. Its own znodes' ACL would then refuse it. So we try again after
+// each new connection, until a server says yes.
 //
 // There is one more gap: go-zookeeper stores the credentials only after the
 // reply, so a reconnect between the two re-sends a list without them. Every
-// reconnect bumps r.sessions before its re-send, so a changed count means
-// "maybe missed": we send them again (a duplicate is harmless).
+// connection bumps r.sessions before its re-send, so a changed count means
+// "maybe missed": we send them again (a duplicate is harmless). Waiting
+// for a connection before each try keeps that to the rare real race.
 func (r *RecoverableZookeeper) authenticate(digest string) {
 	defer close(r.authDone)
-	// go-zookeeper paces the failures itself (a second between passes over
-	// the servers), so a short pause is enough, and the credentials go out
-	// as soon as a server is back.
-	counter := NewRetryCounter(1<<30, 50*time.Millisecond, 250*time.Millisecond, 0.2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := r.Observe(ctx)
 	for {
+		if !r.awaitConnection(events) {
+			return // authReady stays open; ready sees quit
+		}
 		before := r.sessions.Load()
 		err := r.conn.AddAuth("digest", []byte(digest))
 		switch {
 		case r.closed():
-			return // authReady stays open; ready sees quit
+			return
 		case err == nil && r.sessions.Load() == before:
 			r.log.Debug("credentials accepted by ZooKeeper")
 			close(r.authReady)
 			return
 		case err == nil:
 			r.log.Debug("reconnected while ZooKeeper took our credentials; giving them again")
-			continue
-		case !IsRetryable(err) && !errors.Is(err, zk.ErrSessionExpired):
+		case IsRetryable(err) || errors.Is(err, zk.ErrSessionExpired):
+			r.log.Debug("could not give ZooKeeper our credentials; trying again on the next connection", "error", err)
+		default:
 			// Digest credentials are not checked when given, so this is
 			// not a wrong password; our requests go out without them and
 			// the znodes' ACL says the rest.
@@ -50,12 +54,25 @@ func (r *RecoverableZookeeper) authenticate(digest string) {
 			close(r.authReady)
 			return
 		}
-		r.log.Debug("could not give ZooKeeper our credentials yet; trying again", "error", err)
+	}
+}
+
+// awaitConnection reads session events until one says connected, and
+// reports false if the client is closed first. An event read late may be
+// stale; then AddAuth simply waits in go-zookeeper's queue for the next
+// connection.
+func (r *RecoverableZookeeper) awaitConnection(events <-chan SessionEvent) bool {
+	for {
 		select {
-		case <-time.After(counter.nextSleep()):
-			counter.UseRetry()
+		case ev, ok := <-events:
+			if !ok {
+				return false
+			}
+			if ev.State == StateConnected {
+				return true
+			}
 		case <-r.quit:
-			return
+			return false
 		}
 	}
 }

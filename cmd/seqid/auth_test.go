@@ -57,7 +57,7 @@ func TestPersistWithoutTheIdentityStepsAside(t *testing.T) {
 		t.Helper()
 		code, err := p.p.Wait(ctx)
 		lines := strings.Split(strings.TrimSpace(p.p.Stderr()), "\n")
-		if strings.Contains(p.p.Stderr(), "will try again") {
+		if strings.Contains(p.p.Stderr(), "try again") || strings.Contains(p.p.Stderr(), "trying again") {
 			t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.p.Stderr())
 		}
 		if last := lines[len(lines)-1]; err != nil || code != 1 || !strings.HasPrefix(last, "seqid: not allowed") || !strings.Contains(last, "--auth") {

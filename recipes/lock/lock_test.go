@@ -63,16 +63,24 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 	t.Logf("cut at 0; a told at %v; b holds at %v", lost.Sub(cut).Round(time.Millisecond), held.Sub(cut).Round(time.Millisecond))
 }
 
-// Lock gives up when its context ends, and leaves the line: the next
-// contender is not stuck behind a znode nobody waits on.
-func TestLockGivesUpWithItsContext(t *testing.T) {
+// heldLock starts a server and takes the lock /l on a session of its own;
+// ctx bounds the test.
+func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
+	t.Helper()
 	cluster := zktest.Start(t, 1)
 	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder", nodemonitor.WithLogger(quiet))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := holder.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return cluster, holder, ctx
+}
+
+// Lock gives up when its context ends, and leaves the line: the next
+// contender is not stuck behind a znode nobody waits on.
+func TestLockGivesUpWithItsContext(t *testing.T) {
+	cluster, holder, ctx := heldLock(t)
 	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", nodemonitor.WithLogger(quiet))
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer stop()
@@ -84,6 +92,35 @@ func TestLockGivesUpWithItsContext(t *testing.T) {
 		t.Fatalf("contenders after the impatient one gave up: %v, %v; want the holder alone", children, err)
 	}
 	holder.Unlock()
+}
+
+// A contender whose session is closed while it waits in line is told that
+// (recoverable.ErrClosed), not that somebody unlocked it.
+func TestLockInLineEndsWithItsSession(t *testing.T) {
+	cluster, holder, ctx := heldLock(t)
+	defer holder.Unlock()
+	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
+	waiting := lock.New(rz, "/l", "waiting", nodemonitor.WithLogger(quiet))
+	result := make(chan error, 1)
+	go func() { result <- waiting.Lock(ctx) }()
+	watcher := zktest.Connect(t, cluster.Servers(), 2*time.Second)
+	for {
+		if children, err := watcher.Children(ctx, "/l"); err != nil {
+			t.Fatal(err)
+		} else if len(children) == 2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	rz.Close()
+	select {
+	case err := <-result:
+		if !errors.Is(err, recoverable.ErrClosed) {
+			t.Fatalf("Lock after its session was closed = %v, want recoverable.ErrClosed", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("Lock still waits after its session was closed")
+	}
 }
 
 // A contender that the lock znode's ACL refuses is told so at once, not

@@ -12,8 +12,9 @@ import (
 
 // Long before its data version would wrap, the leader makes a sequence's
 // znode anew (here every 25 writes rather than every two billion), while
-// workers take IDs (and wait for it, at that version, as at the limit): they go on from the same next ID, every ID is handed
-// out once, with no hole, and one marker is left, the new incarnation's.
+// workers take IDs (and wait for it, at that version, as at the limit):
+// they go on from the same next ID, every ID is handed out once, with no
+// hole, and one marker is left, the new incarnation's.
 func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	defer func(at int32) { rolloverAt = at }(rolloverAt)
 	rolloverAt = 25
@@ -39,13 +40,21 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	var mu sync.Mutex
 	var ids []int64
 	var wg sync.WaitGroup
-	stop := time.Now().Add(2 * time.Second)
+	// Enough IDs for the znode to be made anew at least twice (each takes
+	// one write, and the limit's raises take some), however slow the machine.
+	want := 3 * int(rolloverAt)
 	for range 3 {
 		seq, _ := Open(zktest.Connect(t, cluster.Servers(), 4*time.Second), "wrap", opts...)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(stop) {
+			for {
+				mu.Lock()
+				enough := len(ids) >= want
+				mu.Unlock()
+				if enough {
+					return
+				}
 				id, err := seq.Next(ctx)
 				if err != nil {
 					t.Errorf("Next: %v", err)
@@ -72,7 +81,7 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if now.Czxid == first.Czxid || len(ids) < 3*int(rolloverAt) || len(markers) != 1 {
+	if now.Czxid == first.Czxid || len(ids) < want || len(markers) != 1 {
 		t.Fatalf("after %d IDs: the znode was made at zxid %d, first at %d, now at version %d, with markers %v",
 			len(ids), now.Czxid, first.Czxid, now.Version, markers)
 	}

@@ -157,8 +157,9 @@ func (t *term) maintain(ctx context.Context, name string) {
 				// raise a limit either. Tell our owner (Failed), who should
 				// close us so that a backup takes over; until then, try
 				// again, in case the ACL is put back.
+				// fail logs it once; the tries after it are quiet.
 				t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
-				retry = after(ctx, err, "could not maintain the sequence", t, name)
+				retry = time.After(retryAfter)
 			} else if err != nil {
 				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			}

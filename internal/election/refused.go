@@ -14,12 +14,13 @@ var ErrNotAllowed = errors.New("election: not allowed by the znodes' ACL")
 
 // refusedForGood reports whether a failed check will fail the same way
 // however often the loop tries again: ZooKeeper answered NoAuth, and we have
-// never been in the election. go-zookeeper sends our credentials before any
-// other request on every connection, so NoAuth does not come and go for a
-// client that has the right ones: a candidate refused from the start was
-// started with the wrong user:password, or none. Once we have been in the
-// election, an ACL changed under us may be changed back, so the loop keeps
-// trying, as it does for any other failure.
+// never been in the election. recoverable sends no request before a server
+// has taken our credentials (its authenticate), and go-zookeeper gives them
+// again before any other request on every later connection, so NoAuth does
+// not come and go for a client that has the right ones: a candidate refused
+// from the start was started with the wrong user:password, or none. Once we
+// have been in the election, an ACL changed under us may be changed back, so
+// the loop keeps trying, as it does for any other failure.
 func (c *Candidate) refusedForGood(err error) bool {
 	return !c.joined && errors.Is(err, zk.ErrNoAuth)
 }

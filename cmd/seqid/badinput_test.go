@@ -47,6 +47,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"list", "extra", "--store", missing}, "--store: flags go before the arguments"},
 		{[]string{"next", "--auth", "nopassword", "known"}, "--auth"},
 		{[]string{"persist", "--store", missing, "--auth", ":secret"}, "--auth"},
+		{[]string{"create", "--auth", "", "fresh"}, "--auth: is empty"},
 		{[]string{"bench", "--workers", "0"}, "--workers"},
 		{[]string{"bench", "--batch", "x"}, "--batch"},
 		{[]string{"frobnicate"}, "no command"},

@@ -146,6 +146,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "out", args: []string{"--out", filepath.Join(plain, "out.txt")}},
 		{flag: "auth", args: []string{"--auth", "no-password"}},
 		{flag: "auth", args: []string{"--auth", ":secret"}},
+		{flag: "auth", args: []string{"--auth", ""}}, // a script's unset $PASS
 		{flag: "fence", args: []string{"--fence", "--policy", "at-least-one"}},
 		{flag: "election", args: []string{"--election", "raft"}, sub: "status"},
 		{flag: "path", args: []string{"--path", "election"}, sub: "status"},

@@ -43,6 +43,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{[]string{"get", "--path", "/zookeeper/x", "colour"}, `--path: "/zookeeper/x" is under /zookeeper, which ZooKeeper reserves`},
 		{[]string{"get", "--path", "--servers", "colour"}, `--path: needs a value: it took the flag --servers as its value`},
 		{[]string{"set", "--auth", "nopassword", "colour", "v"}, `--auth: must be user:password, both non-empty, without whitespace`},
+		{[]string{"set", "--auth", "", "colour", "v"}, `--auth: is empty: give user:password, or leave the flag out`},
 		{[]string{"get", "--servers", "", "colour"}, `--servers: must not be empty (e.g. 127.0.0.1:2181)`},
 		{[]string{"get", "--servers", "localhost", "colour"}, `--servers: "localhost" is not host:port`},
 		{[]string{"get", "--session-timeout", "-1s", "colour"}, `--session-timeout: must be positive, got -1s`},

@@ -27,7 +27,7 @@ func commonFlags(logLevel string) []cli.Flag {
 		cmdline.ServersFlag(),
 		&cli.StringFlag{Name: "path", Value: config.DefaultBase, Usage: "the znode under which keys live, `/znode/path`; KEY is its child"},
 		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
-		&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; znodes zkconfig creates then only this identity may change"},
+		cmdline.AuthFlag("znodes zkconfig creates then only this identity may change"),
 		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
 	}
 }
@@ -43,7 +43,7 @@ type settings struct {
 
 // parseSettings checks the common flags, before anything is sent.
 func parseSettings(c *cli.Context) (settings, error) {
-	s := settings{base: c.String("path"), auth: c.String("auth")}
+	s := settings{base: c.String("path")}
 	var err error
 	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
 		return s, err
@@ -54,12 +54,8 @@ func parseSettings(c *cli.Context) (settings, error) {
 	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
 		return s, err
 	}
-	if s.auth != "" {
-		user, password, ok := strings.Cut(s.auth, ":")
-		if !ok || user == "" || password == "" || strings.ContainsFunc(s.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			// The value is not echoed: it holds a password.
-			return s, cmdline.BadFlag("auth", "must be user:password, both non-empty, without whitespace")
-		}
+	if s.auth, err = cmdline.ParseAuth(c); err != nil {
+		return s, err
 	}
 	if err := s.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return s, cmdline.BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))

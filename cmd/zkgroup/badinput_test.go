@@ -31,6 +31,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{[]string{"create", "-s", server, "--session-timeout", "soon", "t-bad"}, "--session-timeout"},
 		{[]string{"create", "-s", server, "--timeout", "-1s", "t-bad"}, "--timeout"},
 		{[]string{"create", "-s", server, "--auth", "nopassword", "t-bad"}, "--auth"},
+		{[]string{"create", "-s", server, "--auth", "", "t-bad"}, "--auth: is empty"},
 		{[]string{"create", "-s", server, "--log-level", "loud", "t-bad"}, "--log-level"},
 		{[]string{"create", "-s", server, "--frob", "t-bad"}, "--frob"},
 		{[]string{"create", "-s", server, "--session-timeout", "--auth", "t-bad"}, "--session-timeout"},

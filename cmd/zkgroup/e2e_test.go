@@ -75,7 +75,7 @@ func TestCreateJoinListDelete(t *testing.T) {
 }
 
 // With --auth, the znodes created carry DigestACL: anyone may list, only
-// the identity may delete.
+// the identity may delete or join.
 func TestAuth(t *testing.T) {
 	needServer(t)
 	s := servers[0]
@@ -85,6 +85,16 @@ func TestAuth(t *testing.T) {
 	_, errOut, code := run(t, "delete", "-s", s, "t-auth")
 	if code != 1 || !strings.Contains(errOut, "not allowed") {
 		t.Fatalf("delete without --auth: status %d, stderr %q; want 1, not allowed", code, errOut)
+	}
+	want(t, "duck\n", "", 0, "list", "-s", s, "t-auth")
+	// A join with other credentials, or none, can never be: one line, at once.
+	for _, auth := range [][]string{{"--auth", "ann:wrong"}, nil} {
+		p := start(t, append(append([]string{"join", "-s", s}, auth...), "t-auth", "goose")...)
+		code := exitWithin(t, p, 10*time.Second)
+		if code != 1 || !strings.HasPrefix(lastLine(p.Stderr()), "zkgroup: not allowed") || !strings.Contains(lastLine(p.Stderr()), "--auth") ||
+			strings.Contains(p.Stderr(), "trying again") {
+			t.Fatalf("join %v: status %d, stderr %q; want 1 at once and one line saying to give --auth", auth, code, p.Stderr())
+		}
 	}
 	want(t, "duck\n", "", 0, "list", "-s", s, "t-auth")
 	want(t, "deleted /t-auth and its 1 member(s): duck\n", "", 0, "delete", "-s", s, "--auth", "ann:secret", "t-auth")

@@ -39,6 +39,7 @@ func newApp() *cli.App {
 			"zkgroup delete [options] GROUP          delete it and its members in one go\n" +
 			"GROUP is a znode path whose leading / may be left out: zoo is /zoo",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
+		Flags:                 []cli.Flag{cli.HelpFlag}, // urfave adds it only when it adds its own help command
 		Commands: []*cli.Command{
 			command("create", "make a group: a persistent znode (the chapter's CreateGroup)", "GROUP", "warn", runCreate),
 			command("join", "join a group as MEMBER until Ctrl-C, SIGTERM or SIGHUP (JoinGroup)", "GROUP MEMBER", "info", runJoin),
@@ -67,7 +68,7 @@ func command(name, use, args, logLevel string, action cli.ActionFunc, extra ...c
 		cmdline.ServersFlag(),
 		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
 		&cli.StringFlag{Name: "timeout", Value: "15s", Usage: "give up when ZooKeeper has not answered in this long, a `duration` (not for join or --watch)"},
-		&cli.StringFlag{Name: "auth", EnvVars: []string{"ZK_AUTH"}, Usage: "digest `user:password`; znodes created are then changed only by this identity"},
+		cmdline.AuthFlag("znodes created are then changed only by this identity"),
 		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "`level`: debug, info, warn or error; the log goes to stderr"},
 	}, extra...)
 	return &cli.Command{
@@ -116,12 +117,8 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 	if cfg.timeout, err = cmdline.PositiveDuration(c, "timeout"); err != nil {
 		return cfg, err
 	}
-	cfg.auth = c.String("auth")
-	if cfg.auth != "" {
-		user, password, ok := strings.Cut(cfg.auth, ":")
-		if !ok || user == "" || password == "" || strings.ContainsFunc(cfg.auth, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-			return cfg, cmdline.BadFlag("auth", "must be user:password, both non-empty, without whitespace") // never echo a password
-		}
+	if cfg.auth, err = cmdline.ParseAuth(c); err != nil {
+		return cfg, err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -16,10 +17,16 @@ func AuthFlag(what string) cli.Flag {
 }
 
 // ParseAuth checks --auth: user:password, both non-empty, no whitespace.
-// The value is never echoed: it holds a password.
+// The value is never echoed: it holds a password. An empty --auth on the
+// command line is refused: it is most likely a script's unset variable, and
+// taking it for "no identity" would make open znodes without a word. An
+// empty $ZK_AUTH means unset, as usual for the environment.
 func ParseAuth(c *cli.Context) (string, error) {
 	auth := c.String("auth")
 	if auth == "" {
+		if _, fromEnv := os.LookupEnv("ZK_AUTH"); c.IsSet("auth") && !fromEnv {
+			return "", BadFlag("auth", "is empty: give user:password, or leave the flag out")
+		}
 		return "", nil
 	}
 	user, password, ok := strings.Cut(auth, ":")

@@ -129,7 +129,7 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 			}
 		}
 		if rejoin {
-			st, w, err := m.persist(ctx)
+			st, w, err := m.persist(ctx, false)
 			if err != nil {
 				if ctx.Err() == nil {
 					m.fail(err)
@@ -148,10 +148,12 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 
 // persist claims the znode, trying until it succeeds or meets a fault that a
 // retry cannot cure: the group is gone, the name is taken, the client is
-// closed, or ctx is done. A session that expires under a create fails it
-// with ErrSessionExpired, which recoverable does not retry: here it is
-// retried, on the new session.
-func (m *Member) persist(ctx context.Context) (Status, <-chan zk.Event, error) {
+// closed, or ctx is done; and, on the first join, the group's ACL refuses
+// our credentials (NoAuth), which no retry changes. A member refused later
+// keeps trying, as an election candidate does: the ACL may be changed back.
+// A session that expires under a create fails it with ErrSessionExpired,
+// which recoverable does not retry: here it is retried, on the new session.
+func (m *Member) persist(ctx context.Context, first bool) (Status, <-chan zk.Event, error) {
 	wait := 100 * time.Millisecond
 	for {
 		st, watch, err := m.claim(ctx)
@@ -159,6 +161,8 @@ func (m *Member) persist(ctx context.Context) (Status, <-chan zk.Event, error) {
 		case err == nil:
 			return st, watch, nil
 		case errors.Is(err, ErrNoGroup), errors.Is(err, ErrMemberTaken), errors.Is(err, recoverable.ErrClosed), ctx.Err() != nil:
+			return Status{}, nil, err
+		case first && errors.Is(err, zk.ErrNoAuth):
 			return Status{}, nil, err
 		}
 		// A session expired mid-create, or the retries ran out while

@@ -96,13 +96,15 @@ type Member struct {
 //     our session, so no second member and no false "taken".
 //
 // A member's name is fixed, so two processes that join under one name
-// cannot both be members: the second gets ErrMemberTaken.
+// cannot both be members: the second gets ErrMemberTaken. A Join that the
+// group's ACL refuses (made with other credentials) fails at once with an
+// error that is zk.ErrNoAuth.
 func (g *Group) Join(ctx context.Context, name string) (*Member, error) {
 	if err := ValidateMember(name); err != nil {
 		return nil, err
 	}
 	m := &Member{g: g, name: name, path: g.member(name), done: make(chan struct{}), past: map[int64]bool{}}
-	st, watch, err := m.persist(ctx)
+	st, watch, err := m.persist(ctx, true)
 	if err != nil {
 		return nil, err
 	}

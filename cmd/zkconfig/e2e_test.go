@@ -49,8 +49,12 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("a stranger's get: %q, want blue", r.stdout)
 	}
 	r := run(t, append(append([]string{"set"}, base...), "colour", "red")...)
-	if r.code != 1 || !strings.Contains(r.stderr, "not authenticated") || strings.Count(r.stderr, "\n") != 1 {
-		t.Fatalf("a stranger's set: %+v, want exit 1 and one line saying not authenticated", r)
+	if r.code != 1 || !strings.Contains(r.stderr, "not authenticated") || !strings.Contains(r.stderr, "--auth") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("a stranger's set: %+v, want exit 1 and one line saying to give --auth", r)
+	}
+	u := start(t, append(append([]string{"update", "--every", "100ms"}, base...), "colour")...)
+	if code := waitExit(t, u, 10*time.Second, "a stranger's update"); code != 1 || !strings.HasPrefix(lastLine(u.Stderr()), "zkconfig: not allowed") || !strings.Contains(u.Stderr(), "--auth") {
+		t.Fatalf("a stranger's update: exit %d, stderr %q; want exit 1 and a last line saying to give --auth", code, u.Stderr())
 	}
 	mustRun(t, append(append([]string{"set", "--auth", "ann:secret"}, base...), "colour", "green")...)
 	rz := zktest.Connect(t, []string{s}, 4*time.Second)

@@ -104,7 +104,7 @@ func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path
 		return quiet(signals, err)
 	}
 	path, _ := store.Path(c.Args().First())
-	return quiet(signals, op(ctx, store, path))
+	return quiet(signals, cmdline.ExplainNoAuth(op(ctx, store, path)))
 }
 
 // quiet drops err after Ctrl-C: the user asked the command to stop, and

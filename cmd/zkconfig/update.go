@@ -102,7 +102,7 @@ func runUpdate(c *cli.Context) error {
 		mode = "resilient: writes again after a connection loss, carries on after a session expiry"
 	}
 	u.log.Info("updating "+u.path, "every", u.every, "mode", mode)
-	return u.run(ctx)
+	return cmdline.ExplainNoAuth(u.run(ctx))
 }
 
 // updater is the chapter's ConfigUpdater, and with resilient set its

@@ -165,8 +165,9 @@ func (m *Member) persist(ctx context.Context, first bool) (Status, <-chan zk.Eve
 		case first && errors.Is(err, zk.ErrNoAuth):
 			return Status{}, nil, err
 		}
-		// A session expired mid-create, or the retries ran out while
-		// ZooKeeper was away: try again, for as long as we are wanted.
+		// A session expired mid-create, the retries ran out while
+		// ZooKeeper was away, or (once a member) the ACL was changed
+		// under us: try again, for as long as we are wanted.
 		m.g.log.Warn("could not join; trying again", "member", m.path, "in", wait, "error", err)
 		select {
 		case <-ctx.Done():

@@ -31,7 +31,9 @@ func newApp() *cli.App {
 		Version:   usage.Version(),
 		UsageText: "zklock [options] -- CMD [ARGS...]",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
-			"\nCMD sees ZKLOCK_EPOCH (the lock's epoch, which grows with every holder, to fence its writes)\nand ZKLOCK_PATH. zklock exits with CMD's status.\n",
+			"\nCMD sees ZKLOCK_EPOCH, the lock's epoch, which grows with every holder, to fence\n" +
+			"its writes (0 under --policy at-least-one, which confirms nothing), and\n" +
+			"ZKLOCK_PATH. zklock exits with CMD's status.\n",
 		Flags: []cli.Flag{
 			cmdline.ServersFlag(),
 			&cli.StringFlag{Name: "path", Value: "/lock", Usage: "the lock's znode; contenders queue under it"},

@@ -123,7 +123,10 @@ func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.Recoverabl
 	// for timer and scheduling delays and the drift between clocks.
 	margin := rz.SessionTimeout() / 10
 	deadline := func() time.Time { return rz.AliveUntil().Add(-margin) }
-	if err := sendDeadline(w, deadline()); err != nil { // before CMD starts: never unguarded
+	// last is the latest deadline the watchdog has been given; the first
+	// goes before CMD starts, so that CMD is never unguarded.
+	last := deadline()
+	if err := sendDeadline(w, last); err != nil {
 		r.Close()
 		return 1, err.Error()
 	}
@@ -147,9 +150,16 @@ func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.Recoverabl
 	for {
 		select {
 		case status := <-done:
+			if why == "CMD exited" && time.Now().After(last) {
+				// We were frozen past the deadline, so the watchdog
+				// killed CMD; it may end only now that we are let go,
+				// before we have heard that the lock is gone.
+				why = "the watchdog stopped CMD: zklock stopped renewing its deadline (frozen?)"
+			}
 			return status, why
 		case <-ticks:
-			_ = sendDeadline(w, deadline())
+			last = deadline()
+			_ = sendDeadline(w, last)
 		case <-lost:
 			log.Warn("the lock is lost: stopping CMD before anyone else can hold it")
 			why, lost, ticks = "the lock was lost", nil, nil

@@ -208,6 +208,11 @@ func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
 	if code := wait(t, first, 10*time.Second); code == 0 {
 		t.Errorf("the thawed holder exited 0, but its CMD was killed and its lock lost")
 	}
+	// Its CMD did not just exit: the watchdog killed it (or, if the news
+	// came first on thawing, the lock was lost). The log must say which.
+	if errOut := first.Stderr(); !strings.Contains(errOut, `because="the watchdog stopped CMD`) && !strings.Contains(errOut, `because="the lock was lost"`) {
+		t.Errorf("the thawed holder's log does not say why its CMD ended:\n%s", errOut)
+	}
 	recs := readRecords(t, file)
 	var firstEpoch int64
 	var firstLast, secondStart time.Time

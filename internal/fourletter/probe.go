@@ -27,20 +27,40 @@ func AnyAnswers(ctx context.Context, servers []string) bool {
 	return false
 }
 
-// answers asks one server ruok and reports whether any reply came back.
+// answers asks one server ruok and reports whether any reply came back
+// before ctx ends. A server that accepts the connection but closes it
+// unanswered is asked again: one that has just lost its quorum closes its
+// clients' connections while it looks for a new leader, and answers again
+// a moment later. A refused connection means nothing listens: no retry.
 func answers(ctx context.Context, addr string) bool {
+	for {
+		replied, listening := sendRuok(ctx, addr)
+		if replied || !listening || ctx.Err() != nil {
+			return replied
+		}
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// sendRuok sends ruok once: whether a reply came, and whether the connection was
+// accepted at all.
+func sendRuok(ctx context.Context, addr string) (replied, listening bool) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 	if _, err := conn.Write([]byte("ruok")); err != nil {
-		return false
+		return false, true
 	}
 	var b [1]byte
 	n, _ := conn.Read(b[:])
-	return n > 0
+	return n > 0, true
 }

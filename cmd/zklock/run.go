@@ -150,8 +150,9 @@ func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.Recoverabl
 	for {
 		select {
 		case status := <-done:
-			if why == "CMD exited" && time.Now().After(last) {
-				// We were frozen past the deadline, so the watchdog
+			if ticks != nil && time.Now().After(last) {
+				// Still renewing (we stopped CMD for no other reason),
+				// yet past the deadline: we were frozen, so the watchdog
 				// killed CMD; it may end only now that we are let go,
 				// before we have heard that the lock is gone.
 				why = "the watchdog stopped CMD: zklock stopped renewing its deadline (frozen?)"

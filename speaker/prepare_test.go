@@ -32,6 +32,13 @@ func locked(t *testing.T, path string) bool {
 	return true
 }
 
+// goroutineActs bounds the wait for the Speaker's goroutine to take or let
+// go of the lock: it only has to be scheduled, which can take long on a
+// loaded machine (CI runs -race beside ZooKeeper servers). The bounds that
+// are the point of a test (Unprepare's quick release, the deadline) stay
+// tight.
+const goroutineActs = 5 * time.Second
+
 // waitLocked waits until the lock on path is held (want) or free.
 func waitLocked(t *testing.T, path string, want bool, within time.Duration, what string) {
 	t.Helper()
@@ -61,12 +68,12 @@ func TestPrepareHoldsTheLockUntilUnprepareOrTheDeadline(t *testing.T) {
 	}
 	defer s.Close()
 	s.Prepare()
-	waitLocked(t, path, true, time.Second, "after Prepare")
+	waitLocked(t, path, true, goroutineActs, "after Prepare")
 	s.Unprepare()
 	waitLocked(t, path, false, 300*time.Millisecond, "after Unprepare")
 
 	s.Prepare()
-	waitLocked(t, path, true, time.Second, "after a second Prepare")
+	waitLocked(t, path, true, goroutineActs, "after a second Prepare")
 	held := time.Now()
 	waitLocked(t, path, false, 3*time.Second, "with no term and no Unprepare")
 	if d := time.Since(held); d < s.confirmDeadline()/2 {
@@ -108,9 +115,9 @@ func TestAPreparedLineIsFencedAsAnyOther(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Prepare()
-		waitLocked(t, path, true, time.Second, "after Prepare")
+		waitLocked(t, path, true, goroutineActs, "after Prepare")
 		s.StartSpeaking(proof(tc.epoch))
-		waitLocked(t, path, false, time.Second, "after the first line")
+		waitLocked(t, path, false, goroutineActs, "after the first line")
 		if tc.write {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			if err := s.Wait(ctx, 1); err != nil {

@@ -15,12 +15,14 @@ import (
 // as long as it ran: it exits 1 at once with one line saying what to give,
 // and writes nothing, while the rightful leader speaks on.
 func TestWrongAuthExitsWithOneLine(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	path := zktest.Path(t)
 	out := filepath.Join(t.TempDir(), "out.txt")
-	owner := speakersWith(t, []string{"--auth", "team:s3cret"}, cluster.ConnString(), out, "sequential", 100*time.Millisecond, "owner")["owner"]
+	owner := speakersWith(t, []string{"--auth", "team:s3cret", "--path", path}, cluster.ConnString(), out, "sequential", 100*time.Millisecond, "owner")["owner"]
 	defer owner.Term()
 	for _, auth := range [][]string{{"--auth", "team:wrong"}, nil} {
-		args := append([]string{"--servers", cluster.ConnString(), "--name", "intruder", "--out", out,
+		args := append([]string{"--servers", cluster.ConnString(), "--path", path, "--name", "intruder", "--out", out,
 			"--interval", "100ms", "--session-timeout", sessionTimeout.String()}, auth...)
 		p := zktest.RunSpeaker(t, args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

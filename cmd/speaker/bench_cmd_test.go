@@ -64,6 +64,7 @@ func runBench(t *testing.T, args ...string) []benchLine {
 // round trip; with the children watch or single-file, every waiting
 // candidate hears of it (the herd). zk.Lock's row is the baseline.
 func TestBenchCounts(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const n = 6
 	rows := runBench(t, "--servers", cluster.ConnString(), "--candidates", "6", "--rounds", "3", "--warmup", "1", "--process-window", "0")
@@ -133,6 +134,7 @@ func TestBenchCounts(t *testing.T) {
 // Without --servers, bench starts a standalone server of its own, measures a
 // leader and a follower speaker process, and leaves nothing running.
 func TestBenchOwnServer(t *testing.T) {
+	t.Parallel()
 	rows := runBench(t, "--candidates", "3", "--rounds", "2", "--election", "sequential", "--watch", "predecessor", "--process-window", "1s")
 	var roles []string
 	for _, r := range rows {

@@ -50,15 +50,17 @@ func speakersWith(t *testing.T, extra []string, servers, out string, election st
 }
 
 func TestFailover(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for i := 0; i < electiontest.Reps()*2; i++ {
 		election := []string{"sequential", "single-file"}[i%2]
 		// SIGHUP is what a closed terminal window sends: it must hand over
 		// as SIGTERM does, not leave the znode until the session expires.
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 			t.Run(fmt.Sprintf("%s/%s/%d", election, zktest.SignalName(sig), i/2), func(t *testing.T) {
+				t.Parallel()
 				out := filepath.Join(t.TempDir(), "out.txt")
-				procs := speakers(t, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
+				procs := speakersWith(t, []string{"--path", zktest.Path(t)}, cluster.ConnString(), out, election, time.Second, "a", "b", "c")
 				first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
 				leader := first[0].Name
 				sent := time.Now()
@@ -81,9 +83,10 @@ func TestFailover(t *testing.T) {
 			})
 		}
 		t.Run(fmt.Sprintf("%s/SIGKILL/%d", election, i/2), func(t *testing.T) {
+			t.Parallel()
 			const interval = time.Second
 			out := filepath.Join(t.TempDir(), "out.txt")
-			procs := speakers(t, cluster.ConnString(), out, election, interval, "a", "b", "c")
+			procs := speakersWith(t, []string{"--path", zktest.Path(t)}, cluster.ConnString(), out, election, interval, "a", "b", "c")
 			first := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) == 1 && ts[0].Lines >= 2 })
 			leader := first[0].Name
 			killed := time.Now()
@@ -103,7 +106,8 @@ func TestFailover(t *testing.T) {
 }
 
 func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Start(t, 1) // its own: the test wants nothing but /zookeeper at the end
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {
@@ -237,7 +241,8 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 }
 
 func TestUnreachableZooKeeperIsNotBadInput(t *testing.T) {
-	zktest.Start(t, 1) // not used; it only proves ZooKeeper is installed, as every e2e test does
+	t.Parallel()
+	zktest.Shared(t) // not used; it only proves ZooKeeper is installed, as every e2e test does
 	out := filepath.Join(t.TempDir(), "out.txt")
 	p := zktest.RunSpeaker(t, "--servers", "127.0.0.1:1", "--out", out)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

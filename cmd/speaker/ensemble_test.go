@@ -17,6 +17,7 @@ import (
 // speaker keeps speaking, never silent for a whole session timeout. Losing
 // quorum for less than the session timeout changes no leader either.
 func TestFaultEnsembleServers(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestFaultEnsembleServers(t *testing.T) {
 			if ts := f.terms(); len(ts) != 1 || ts[0].Name != speaker.name {
 				t.Fatalf("terms %+v: want %s alone after quorum came back", ts, speaker.name)
 			}
-			noOrphans(t, cluster, "sequential", 2)
+			noOrphans(t, cluster, "sequential", f.path, 2)
 		})
 	}
 }
@@ -80,6 +81,7 @@ func TestFaultEnsembleServers(t *testing.T) {
 // follows it: the log must not say "retry" for it, once per line. Retries
 // logged after the connection really dropped are real ones.
 func TestFrozenServerLogsOnlyRealRetries(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	var followers []string // a frozen ZooKeeper leader would start an election too
 	for i := 0; i < 3; i++ {

@@ -17,10 +17,12 @@ var elections = []string{"sequential", "single-file"}
 // short freeze changes nothing. The freezes land between two of its lines,
 // never inside one (fleet.freeze).
 func TestFaultFrozenLeader(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for _, election := range elections {
 		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", election, rep), func(t *testing.T) {
+				t.Parallel()
 				cfg := fleetConfig{election: election, policy: "at-most-one", session: 2 * time.Second,
 					interval: 200 * time.Millisecond, names: []string{"a", "b"}}
 				f := startFleet(t, cluster, cfg)
@@ -52,7 +54,7 @@ func TestFaultFrozenLeader(t *testing.T) {
 				}
 				time.Sleep(5 * cfg.interval)
 				f.terms() // fails if the thawed leader wrote after its successor began
-				noOrphans(t, cluster, election, 2)
+				noOrphans(t, cluster, election, f.path, 2)
 			})
 		}
 	}
@@ -62,10 +64,12 @@ func TestFaultFrozenLeader(t *testing.T) {
 // At-most-one falls silent within an interval and resumes the same term;
 // at-least-one keeps speaking. Nobody else takes over.
 func TestFaultConnectionReset(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for _, policy := range []string{"at-most-one", "at-least-one"} {
 		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", policy, rep), func(t *testing.T) {
+				t.Parallel()
 				cfg := fleetConfig{election: "sequential", policy: policy, session: 4 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"a", "b"}}
 				f := startFleet(t, cluster, cfg)
@@ -111,7 +115,8 @@ func TestFaultConnectionReset(t *testing.T) {
 // session can have expired, timed from the last word of the server, not
 // from the moment its client noticed the silence (two thirds of S later).
 func TestFaultSilentPartition(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for _, tc := range []struct{ election, policy string }{
 		{"sequential", "at-most-one"}, {"single-file", "at-most-one"},
 		{"sequential", "at-least-one"}, {"single-file", "at-least-one"},
@@ -119,6 +124,7 @@ func TestFaultSilentPartition(t *testing.T) {
 		election := tc.election
 		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%s/%d", election, tc.policy, rep), func(t *testing.T) {
+				t.Parallel()
 				cfg := fleetConfig{election: election, policy: tc.policy, session: 2 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"a", "b", "c"}}
 				f := startFleet(t, cluster, cfg)
@@ -142,7 +148,7 @@ func TestFaultSilentPartition(t *testing.T) {
 				if ts[0].Name != old.name || ts[len(ts)-1].Name == old.name {
 					t.Fatalf("terms %+v: want %s first and someone else now", ts, old.name)
 				}
-				noOrphans(t, cluster, election, 3)
+				noOrphans(t, cluster, election, f.path, 3)
 			})
 		}
 	}
@@ -152,17 +158,19 @@ func TestFaultSilentPartition(t *testing.T) {
 // heard. Recoverable finds it by its owner; there is one znode, and the
 // candidate queues, then leads, normally.
 func TestFaultLostCreateReply(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for _, election := range elections {
 		for rep := 0; rep < electiontest.Reps(); rep++ {
 			t.Run(fmt.Sprintf("%s/%d", election, rep), func(t *testing.T) {
+				t.Parallel()
 				cfg := fleetConfig{election: election, policy: "at-most-one", session: 2 * time.Second,
 					interval: 100 * time.Millisecond, names: []string{"first"}}
 				f := startFleet(t, cluster, cfg)
 				first := f.leader(2)
-				prefix := "/election/"
+				prefix := f.path + "/"
 				if election == "single-file" {
-					prefix = "/speaker"
+					prefix = f.path
 				}
 				var trapped *zktest.Proxy
 				late := f.add(cluster, cfg, "late", func(p *zktest.Proxy) { p.ResetAfterCreate(prefix); trapped = p })
@@ -171,14 +179,14 @@ func TestFaultLostCreateReply(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					t.Fatal("the create's reply was never dropped: the test proved nothing")
 				}
-				noOrphans(t, cluster, election, 2)
+				noOrphans(t, cluster, election, f.path, 2)
 				first.proc.Term()
 				terms := electiontest.WaitTerms(t, f.out, 10*time.Second, "the late candidate leads",
 					func(ts []electiontest.Term) bool { return len(ts) == 2 })
 				if terms[1].Name != late.name {
 					t.Fatalf("terms %+v, want %s to lead after %s left", terms, late.name, first.name)
 				}
-				noOrphans(t, cluster, election, 1)
+				noOrphans(t, cluster, election, f.path, 1)
 			})
 		}
 	}

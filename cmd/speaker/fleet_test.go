@@ -28,6 +28,7 @@ type member struct {
 type fleet struct {
 	t       *testing.T
 	out     string
+	path    string // the election's znode, the test's own
 	members map[string]*member
 	session time.Duration
 	period  time.Duration
@@ -42,11 +43,15 @@ type fleetConfig struct {
 	names    []string
 	direct   []string // servers to use instead of one proxy per member
 	extra    []string
+	path     string // the election's znode: zktest.Path of the test unless set
 }
 
 func startFleet(t *testing.T, cluster *zktest.Cluster, cfg fleetConfig) *fleet {
 	t.Helper()
-	f := &fleet{t: t, out: filepath.Join(t.TempDir(), "out.txt"), members: map[string]*member{}, session: cfg.session, period: cfg.interval}
+	if cfg.path == "" {
+		cfg.path = zktest.Path(t)
+	}
+	f := &fleet{t: t, out: filepath.Join(t.TempDir(), "out.txt"), path: cfg.path, members: map[string]*member{}, session: cfg.session, period: cfg.interval}
 	for _, name := range cfg.names {
 		f.add(cluster, cfg, name, nil)
 	}
@@ -65,7 +70,7 @@ func (f *fleet) add(cluster *zktest.Cluster, cfg fleetConfig, name string, arm f
 		}
 		servers = m.proxy.Addr()
 	}
-	args := []string{"--servers", servers, "--election", cfg.election, "--policy", cfg.policy, "--name", name,
+	args := []string{"--servers", servers, "--election", cfg.election, "--path", f.path, "--policy", cfg.policy, "--name", name,
 		"--out", f.out, "--interval", cfg.interval.String(), "--session-timeout", cfg.session.String(), "--log-level", "debug"}
 	m.proc = zktest.RunSpeaker(f.t, append(args, cfg.extra...)...)
 	joined := "joined the election"
@@ -137,9 +142,9 @@ func between(times []time.Time, from, to time.Time) int {
 	return len(slices.DeleteFunc(slices.Clone(times), func(ts time.Time) bool { return !ts.After(from) || !ts.Before(to) }))
 }
 
-// noOrphans waits until the election holds exactly one znode per live
-// member, each owned by a different session: nothing left behind.
-func noOrphans(t *testing.T, cluster *zktest.Cluster, election string, alive int) {
+// noOrphans waits until the election at path holds exactly one znode per
+// live member, each owned by a different session: nothing left behind.
+func noOrphans(t *testing.T, cluster *zktest.Cluster, election, path string, alive int) {
 	t.Helper()
 	rz := electiontest.Connect(t, cluster.Servers(), 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -147,16 +152,16 @@ func noOrphans(t *testing.T, cluster *zktest.Cluster, election string, alive int
 	var children []string
 	electiontest.Eventually(t, 15*time.Second, "one znode per live speaker", func() bool {
 		if election == "single-file" {
-			ok, _, err := rz.Exists(ctx, "/speaker")
+			ok, _, err := rz.Exists(ctx, path)
 			return err == nil && ok == (alive > 0)
 		}
 		var err error
-		children, err = rz.Children(ctx, "/election")
+		children, err = rz.Children(ctx, path)
 		return err == nil && len(children) == alive
 	})
 	owners := map[int64]bool{}
 	for _, c := range children {
-		ok, st, err := rz.Exists(ctx, "/election/"+c)
+		ok, st, err := rz.Exists(ctx, path+"/"+c)
 		if err != nil || !ok || st.EphemeralOwner == 0 || owners[st.EphemeralOwner] {
 			t.Fatalf("znode %s: exists %v, owner %v, err %v: an orphan or a second znode of one session", c, ok, st, err)
 		}

@@ -33,7 +33,8 @@ func logLine(log string, parts ...string) string {
 // whose request was changed says so, with both values and the server's
 // bound; one whose request was granted says nothing.
 func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	minimum := 2 * zktest.TickTime
 	for _, tc := range []struct {
 		ask   time.Duration
@@ -44,7 +45,7 @@ func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 		{ask: 2 * zktest.MaxSessionTimeout, grant: zktest.MaxSessionTimeout, bound: "maxSessionTimeout"},
 		{ask: 2 * time.Second, grant: 2 * time.Second},
 	} {
-		p := zktest.RunSpeaker(t, "--servers", cluster.ConnString(), "--session-timeout", tc.ask.String(),
+		p := zktest.RunSpeaker(t, "--servers", cluster.ConnString(), "--path", zktest.Path(t), "--session-timeout", tc.ask.String(),
 			"--out", filepath.Join(t.TempDir(), "out.txt"), "--interval", "100ms")
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		err := p.WaitForStderr(ctx, "joined the election")
@@ -78,9 +79,10 @@ func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 // Ctrl-C is the way to stop a speaker: nothing has gone wrong, so from
 // "shutting down" to its exit a leader logs at INFO only.
 func TestCtrlCIsLoggedAtInfo(t *testing.T) {
-	cluster := zktest.Start(t, 1)
+	t.Parallel()
+	cluster := zktest.Shared(t)
 	for _, election := range []string{"sequential", "single-file"} {
-		p := zktest.RunSpeaker(t, "--servers", cluster.ConnString(), "--election", election,
+		p := zktest.RunSpeaker(t, "--servers", cluster.ConnString(), "--election", election, "--path", zktest.Path(t)+"-"+election,
 			"--out", filepath.Join(t.TempDir(), "out.txt"), "--interval", "100ms")
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()

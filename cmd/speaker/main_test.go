@@ -4,8 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/zktest"
 )
 
-// TestMain fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+// TestMain starts the package's shared server (zktest.Shared) and fails
+// the package when its tests leave a goroutine running.
+func TestMain(m *testing.M) {
+	var servers []string
+	os.Exit(zktest.Main(m, &servers))
+}

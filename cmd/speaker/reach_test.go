@@ -18,6 +18,7 @@ import (
 // must answer at once with one line that says so and how to start one; the
 // speaker waits, and says the same once.
 func TestNoZooKeeper(t *testing.T) {
+	t.Parallel()
 	zktest.BuildSpeaker(t) // not timed below
 	base, err := ensemble.FreeBase(1)
 	if err != nil {
@@ -28,6 +29,7 @@ func TestNoZooKeeper(t *testing.T) {
 
 	for _, args := range [][]string{{"status"}, {"status", "--watch"}, {"status", "--election", "single-file"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			p := zktest.RunSpeaker(t, append(args, "--servers", addr)...)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -52,6 +54,7 @@ func TestNoZooKeeper(t *testing.T) {
 	}
 
 	t.Run("speaker", func(t *testing.T) {
+		t.Parallel()
 		p := zktest.RunSpeaker(t, "--servers", addr, "--out", filepath.Join(t.TempDir(), "out.txt"))
 		// It keeps waiting, and saying so, as before.
 		electiontest.Eventually(t, 10*time.Second, "the speaker says twice that it waits", func() bool {
@@ -67,6 +70,7 @@ func TestNoZooKeeper(t *testing.T) {
 // from a server that answers but has lost its ensemble's majority, so
 // opens none. Status stops quietly.
 func TestStatusInterrupted(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	cluster.Kill(1)
 	cluster.Kill(2)

@@ -22,6 +22,7 @@ import (
 // never a guess. status --watch shows its own disconnection in its display,
 // with nothing on stderr, and Ctrl-C ends it quietly.
 func TestStatusAsksEveryServer(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	// a on the ZooKeeper leader, b and c on the followers: killing b's
 	// server then leaves a quorum and the same ZooKeeper leader.
@@ -90,6 +91,7 @@ func TestStatusAsksEveryServer(t *testing.T) {
 // and no server answers for a moment: the display may say that it cannot
 // see, but must never show a guess, and must end showing the line as it is.
 func TestStatusWatchThroughZooKeeperLeaderChange(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	servers := cluster.ConnString()
 	out := filepath.Join(t.TempDir(), "out.txt")

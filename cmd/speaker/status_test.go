@@ -88,6 +88,7 @@ func checkQueue(t *testing.T, out, writer string, want func(rs []row, i int) str
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	servers := cluster.ConnString()
 

@@ -239,8 +239,8 @@ func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 		running(t, watcher, "watch")
 	}
 	stop(t, updater, "update --resilient")
-	written := values(t, updater.Stdout(), path)
-	waitLast(t, watcher, path, written[len(written)-1], 15*time.Second, "the watcher ends on the last value written")
+	written, last := stoppedUpdater(t, updater, path)
+	waitLastOf(t, watcher, path, last, 15*time.Second, "the watcher ends on the last value written")
 	stop(t, watcher, "watch")
 	subsequence(t, values(t, watcher.Stdout(), path), written)
 	if strings.Contains(updater.Stderr(), "gave up") {

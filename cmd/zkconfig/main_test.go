@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -146,17 +147,43 @@ func waitValues(t *testing.T, p *zktest.Process, path string, n int, timeout tim
 // waitLast waits until the last value p printed is want.
 func waitLast(t *testing.T, p *zktest.Process, path, want string, timeout time.Duration, what string) {
 	t.Helper()
+	waitLastOf(t, p, path, []string{want}, timeout, what)
+}
+
+// waitLastOf waits until p's last value of path is one of wants.
+func waitLastOf(t *testing.T, p *zktest.Process, path string, wants []string, timeout time.Duration, what string) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		got := values(t, completeLines(p.Stdout()), path)
-		if len(got) > 0 && got[len(got)-1] == want {
+		if len(got) > 0 && slices.Contains(wants, got[len(got)-1]) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: last value %q after %v, want %q; stdout:\n%s\nstderr:\n%s", what, got, timeout, want, p.Stdout(), p.Stderr())
+			t.Fatalf("%s: last value %q after %v, want one of %q; stdout:\n%s\nstderr:\n%s", what, got, timeout, wants, p.Stdout(), p.Stderr())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// inFlight matches the updater's last words when SIGTERM came while a
+// write was out: that value may land after the last one it printed.
+var inFlight = regexp.MustCompile(`stopped with a write in flight.* value=(\S+)`)
+
+// stoppedUpdater reads a stopped updater's output: the values it printed,
+// and the values the key may end on: its last printed value, and the
+// value of a write still in flight when it stopped.
+func stoppedUpdater(t *testing.T, updater *zktest.Process, path string) (written, last []string) {
+	t.Helper()
+	written = values(t, updater.Stdout(), path)
+	if len(written) > 0 {
+		last = append(last, written[len(written)-1])
+	}
+	if m := inFlight.FindStringSubmatch(updater.Stderr()); m != nil {
+		written = append(written, m[1])
+		last = append(last, m[1])
+	}
+	return written, last
 }
 
 // completeLines drops a line still being written.

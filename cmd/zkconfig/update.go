@@ -188,8 +188,15 @@ func (u *updater) write(ctx context.Context) (again bool, err error) {
 	session := u.rz.SessionID()
 	err = u.store.Write(wctx, u.key, value)
 	switch {
+	case ctx.Err() != nil && err == nil:
+		fmt.Fprint(u.out, line(time.Now(), u.path, value)) // in, though we are stopping
+		return false, nil
 	case ctx.Err() != nil:
-		return false, nil // shutting down; the write may or may not be in
+		// The request may still reach the servers after we stop waiting:
+		// say which value, so that nobody takes the last printed one as
+		// the last written.
+		u.log.Info("stopped with a write in flight; it may or may not land", "key", u.key, "value", value)
+		return false, nil
 	case err == nil && !u.resilient && session != 0 && u.rz.SessionID() != session:
 		// The request left on the old session, waited in go-zookeeper's
 		// queue through the expiry and went out on the new one: the value

@@ -40,9 +40,9 @@ func (m *mainTB) Skip(...any)               { panic(errSkip) }
 
 var errFatal, errSkip = new(int), new(int)
 
-// Main runs a package's tests and examples with one standalone server for
-// the examples, whose addresses it stores in *servers, then checks that the
-// tests left no goroutine running (leakcheck). Under -short it starts
+// Main runs a package's tests and examples with one standalone server, the
+// one Shared returns, whose addresses it stores in *servers, then checks
+// that the tests left no goroutine running (leakcheck). Under -short it starts
 // nothing and skips the examples, which need the server.
 func Main(m *testing.M, servers *[]string) (code int) {
 	flag.Parse()
@@ -67,6 +67,10 @@ func Main(m *testing.M, servers *[]string) (code int) {
 		}
 		code = leakcheck.Check(code)
 	}()
-	*servers = Start(tb, 1).Servers()
+	c := Start(tb, 1)
+	sharedMu.Lock()
+	shared = c
+	sharedMu.Unlock()
+	*servers = c.Servers()
 	return m.Run()
 }

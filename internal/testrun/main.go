@@ -1,0 +1,70 @@
+// Command testrun runs `go test -json` on each package of a module, a few
+// packages at a time, and prints each package's result the moment it ends,
+// then where the time went: every package's wall time, the slowest tests
+// and the total. A single `go test ./...` prints a package only after those
+// listed before it, so a slow first package hides every other result.
+//
+// Usage:
+//
+//	testrun [-jobs N] [-alone REGEXP] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun -report DIR
+//
+// Packages matching -alone run after all the others, one at a time: the
+// soaks, which load the machine, never run beside tests that hold real
+// processes to bounds. With -log, each package's JSON events are kept in
+// DIR, and -report reads them back to print the summary again.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"time"
+)
+
+func main() {
+	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
+	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, one at a time")
+	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
+	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
+	report := flag.String("report", "", "print the summary of the events kept in this folder, and run nothing")
+	flag.Parse()
+	if *jobs < 1 {
+		fail("-jobs: want at least 1, got %d", *jobs)
+	}
+	var aloneRE *regexp.Regexp
+	if *alone != "" {
+		re, err := regexp.Compile(*alone)
+		if err != nil {
+			fail("-alone: %v", err)
+		}
+		aloneRE = re
+	}
+	if *report != "" {
+		results, err := readLogs(*report)
+		if err != nil {
+			fail("-report: %v", err)
+		}
+		printSummary(os.Stdout, results, 0, *slowest)
+		return
+	}
+	start := time.Now()
+	results, err := run(runConfig{jobs: *jobs, alone: aloneRE, logDir: *logDir, testFlags: flag.Args()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testrun:", err)
+		os.Exit(1)
+	}
+	printSummary(os.Stdout, results, time.Since(start), *slowest)
+	for _, r := range results {
+		if !r.passed {
+			os.Exit(1)
+		}
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "testrun: "+format+"\n", args...)
+	os.Exit(2)
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// event is one line of `go test -json` (see `go doc test2json`).
+type event struct {
+	Time    time.Time
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+// result is what one package's run came to.
+type result struct {
+	pkg    string
+	passed bool
+	wall   time.Duration     // from starting go test to its exit, build included
+	tests  map[string]float64 // top-level and sub-tests: seconds each
+	spans  map[string]*span   // top-level tests: from their start to their last subtest's end
+	failed []string           // the tests that failed, in order
+	output map[string]*strings.Builder
+	stray  strings.Builder // output outside any test: build errors, panics, FAIL lines
+}
+
+type runConfig struct {
+	jobs      int
+	alone     *regexp.Regexp
+	logDir    string
+	testFlags []string
+}
+
+// run tests every package of the module in the current folder and prints a
+// line for each as it ends: those matching alone last, one at a time.
+func run(cfg runConfig) ([]*result, error) {
+	pkgs, err := listPackages()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.logDir != "" {
+		if err := os.MkdirAll(cfg.logDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var together, last []string
+	for _, p := range pkgs {
+		if cfg.alone != nil && cfg.alone.MatchString(p) {
+			last = append(last, p)
+		} else {
+			together = append(together, p)
+		}
+	}
+	var mu sync.Mutex // orders the printing
+	results := runAll(cfg, together, cfg.jobs, &mu)
+	return append(results, runAll(cfg, last, 1, &mu)...), nil
+}
+
+func listPackages() ([]string, error) {
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("go list: %s", bytes.TrimSpace(ee.Stderr))
+		}
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// runAll tests pkgs, jobs at a time, printing each as it ends.
+func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex) []*result {
+	results := make([]*result, len(pkgs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := testPackage(cfg, pkgs[i])
+				mu.Lock()
+				printResult(os.Stdout, r)
+				mu.Unlock()
+				results[i] = r
+			}
+		}()
+	}
+	for i := range pkgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// testPackage runs go test -json on one package and reads its events.
+func testPackage(cfg runConfig, pkg string) *result {
+	args := append([]string{"test", "-json"}, cfg.testFlags...)
+	cmd := exec.Command("go", append(args, pkg)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	r := &result{pkg: pkg}
+	if err != nil {
+		r.stray.WriteString(err.Error())
+		return r
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.stray.WriteString(err.Error())
+		return r
+	}
+	var events io.Reader = stdout
+	var logFile *os.File
+	if cfg.logDir != "" {
+		name := filepath.Join(cfg.logDir, strings.ReplaceAll(pkg, "/", "_")+".json")
+		if f, err := os.Create(name); err == nil {
+			logFile = f
+			events = io.TeeReader(stdout, f)
+		}
+	}
+	readEvents(r, events)
+	err = cmd.Wait()
+	r.wall = time.Since(start)
+	if logFile != nil {
+		logFile.Close()
+	}
+	r.stray.Write(stderr.Bytes())
+	r.passed = err == nil && len(r.failed) == 0
+	return r
+}
+
+// readEvents fills r from a stream of go test -json events.
+func readEvents(r *result, in io.Reader) {
+	r.tests = map[string]float64{}
+	r.spans = map[string]*span{}
+	r.output = map[string]*strings.Builder{}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Action == "" {
+			r.stray.Write(sc.Bytes())
+			r.stray.WriteByte('\n')
+			continue
+		}
+		if r.pkg == "" {
+			r.pkg = e.Package
+		}
+		if e.Test != "" {
+			r.stretch(e)
+		}
+		switch {
+		case e.Action == "output" && e.Test != "":
+			b := r.output[e.Test]
+			if b == nil {
+				b = &strings.Builder{}
+				r.output[e.Test] = b
+			}
+			b.WriteString(e.Output)
+		case e.Action == "output" || e.Action == "build-output":
+			r.stray.WriteString(e.Output)
+		case (e.Action == "pass" || e.Action == "fail") && e.Test != "":
+			r.tests[e.Test] = e.Elapsed
+			if e.Action == "fail" {
+				r.failed = append(r.failed, e.Test)
+			}
+		case e.Action == "pass" || e.Action == "fail":
+			if r.wall == 0 {
+				r.wall = time.Duration(e.Elapsed * float64(time.Second))
+			}
+		}
+	}
+}
+
+// span is the stretch of time a top-level test occupied: from when it ran
+// (or resumed, for a parallel one) to when the last of its subtests ended.
+// A parent of parallel subtests reports only its own few milliseconds;
+// its span is what it cost.
+type span struct{ start, end time.Time }
+
+// stretch widens the span of e's top-level test by e.
+func (r *result) stretch(e event) {
+	top, _, _ := strings.Cut(e.Test, "/")
+	sp := r.spans[top]
+	if sp == nil {
+		sp = &span{start: e.Time, end: e.Time}
+		r.spans[top] = sp
+	}
+	if e.Test == top && e.Action == "cont" {
+		sp.start = e.Time // it waited, paused, until here
+	}
+	if e.Time.After(sp.end) {
+		sp.end = e.Time
+	}
+}

@@ -51,24 +51,28 @@ staticcheck:
 shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
-## test: everything, against real ZooKeeper servers (about 10 minutes on 2 cores)
+## test: everything, against real ZooKeeper servers (about 4 minutes on 2 cores)
 test: deps vet staticcheck shellcheck
 	@$(MAKE) --no-print-directory test-packages
 
-# test-packages: one go test per package, JOBS at a time, each printing its
-# result as it passes. A single `go test ./...` prints a package's result
-# only after those listed before it, and cmd/speaker, listed first, takes
-# minutes: nothing showed for all that time.
-JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-#
-# internal/chaos runs alone, after the others: its soak keeps three JVMs
-# and five speakers busy for half a minute, and beside cmd/speaker's fault
-# tests, which hold real processes to bounds derived from the session
-# timeout, it made a successor 63 ms late on a 2-core machine.
+# test-packages: `go test -json` per package through internal/testrun, JOBS
+# packages at a time, each printed as it ends, then each package's time,
+# the slowest tests and the total. Most tests wait (for a session to
+# expire, a server, a process), so more run at once than there are cores:
+# PARALLEL tests within a package, JOBS packages. The soak of
+# internal/chaos runs alone at the end: its random faults on five speakers
+# and three servers load the machine, and the fault tests beside it hold
+# real processes to bounds derived from the session timeout.
+# TESTLOG keeps each package's events: `go run ./internal/testrun -report
+# DIR` prints the summary again.
+JOBS ?= 3
+PARALLEL ?= 8
+TESTLOG ?=
+MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 test-packages:
-	@echo "go test: each package prints ok as it passes; all of them take about 10 minutes on 2 cores"
-	set -o pipefail; $(GO) list ./... | grep -v '/internal/chaos$$' | xargs -n 1 -P $(JOBS) $(GO) test -race -count=1 -timeout 20m
-	$(GO) test -race -count=1 -timeout 20m ./internal/chaos
+	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
+	$(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -alone '/internal/chaos$$' \
+		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed
 test-short:

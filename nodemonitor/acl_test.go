@@ -39,6 +39,7 @@ func guarded(t *testing.T, servers []string, creds, name string) (*nodemonitor.M
 // refused forever: it gives up at once, says why, and never speaks, while
 // the rightful leader goes on.
 func TestWrongCredentialsGiveUpAtOnce(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	_, owner, rz := guarded(t, cluster.Servers(), "speaker:s3cret", "owner")
 	electiontest.Eventually(t, 10*time.Second, "the rightful candidate leads", owner.Speaking)
@@ -72,6 +73,7 @@ func TestWrongCredentialsGiveUpAtOnce(t *testing.T) {
 // fails to join again for as long as the ACL says so, and leads again
 // once CREATE is given back.
 func TestACLChangedAfterJoiningIsWaitedOut(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	m, l, rz := guarded(t, cluster.Servers(), "speaker:s3cret", "owner")
 	electiontest.Eventually(t, 10*time.Second, "the candidate leads", l.Speaking)

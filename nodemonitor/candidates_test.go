@@ -13,6 +13,7 @@ import (
 var grammar = regexp.MustCompile(`^(?:` + recoverable.ProtectedPrefix + `[0-9a-f]{32}-)?` + Prefix + `(\d{10})$`)
 
 func TestCandidateSeqAgreesWithTheGrammar(t *testing.T) {
+	t.Parallel()
 	guid := "0123456789abcdef0123456789abcdef"
 	names := []string{
 		"n_0000000007", "n_9999999999", "n_0000000000",
@@ -42,6 +43,7 @@ func TestCandidateSeqAgreesWithTheGrammar(t *testing.T) {
 // sorted line, for every candidate of a shuffled list with other children
 // mixed in, and for a name that is not there.
 func TestStandAgreesWithTheSortedLine(t *testing.T) {
+	t.Parallel()
 	guid := "0123456789abcdef0123456789abcdef"
 	children := []string{"readme", "_c_" + guid + "-n_0000000031", "n_0000000007", "lock-0000000001",
 		"_c_" + guid + "-n_0000000012", "n_0000000030", "n_0000000100", "_c_" + guid + "-n_0000000002"}

@@ -19,6 +19,7 @@ import (
 // The leader stops at once; everyone joins again under a recreated path,
 // and one leads, with no znode left over.
 func TestOperatorDeletingTheElectionPath(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) { operatorDeletesElectionPath(t, cluster) })
@@ -65,6 +66,7 @@ func operatorDeletesElectionPath(t *testing.T, cluster *zktest.Cluster) {
 // new session that go-zookeeper opens; its old znode is gone with the old
 // session, and no second one is left.
 func TestSessionExpiryRejoins(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) { sessionExpiryRejoins(t, cluster) })
@@ -108,6 +110,7 @@ func sessionExpiryRejoins(t *testing.T, cluster *zktest.Cluster) {
 // A create whose reply is lost, then an outage longer than the session (see
 // electiontest.LostCreateAcrossExpiry): one znode, ours, and we lead.
 func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
@@ -131,6 +134,7 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 // our znode is first. Whether the session survives is a race, so the
 // scenario is tried until it has survived electiontest.Reps() times.
 func TestPauseClockRanOutButTheSessionSurvived(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	want, tries := electiontest.Reps(), 10*electiontest.Reps()
 	survived := 0
@@ -180,12 +184,14 @@ func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) b
 // electiontest.ConfirmOvertakenByDelete). The fence, on by default in the
 // speaker command, refuses that line.
 func TestDeleteOvertakesAConfirm(t *testing.T) {
+	t.Parallel()
 	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return seq(nodemonitor.WithPath(path)) })
 }
 
 // Closed at random moments, as they join, candidates leave no node behind
 // (electiontest.CloseAtRandomLeavesNothing).
 func TestCloseAtRandomLeavesNoNode(t *testing.T) {
+	t.Parallel()
 	electiontest.CloseAtRandomLeavesNothing(t, zktest.Start(t, 1), 40,
 		func(path string) electiontest.NewMonitor { return seq(nodemonitor.WithPath(path)) },
 		func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, error) {

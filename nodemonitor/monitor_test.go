@@ -25,6 +25,7 @@ func seq(opts ...nodemonitor.Option) electiontest.NewMonitor {
 }
 
 func TestExactlyOneLeaderAmongFive(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	cands := electiontest.Spawn(t, cluster.Servers(), 5, seq())
 	leader := electiontest.OneLeader(t, cands, 500*time.Millisecond)
@@ -46,6 +47,7 @@ func TestExactlyOneLeaderAmongFive(t *testing.T) {
 }
 
 func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	cands := electiontest.Spawn(t, cluster.Servers(), 3, seq())
 	electiontest.OneLeader(t, cands, 0)
@@ -82,6 +84,7 @@ func TestMiddleCandidateDeathElectsNobody(t *testing.T) {
 }
 
 func TestOperatorDeletingLeaderZnode(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) { operatorDeletesLeaderZnode(t, cluster) })
@@ -119,6 +122,7 @@ func operatorDeletesLeaderZnode(t *testing.T, cluster *zktest.Cluster) {
 }
 
 func TestHerdEffect(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for _, tc := range []struct {
 		mode nodemonitor.WatchMode
@@ -151,6 +155,7 @@ func TestHerdEffect(t *testing.T) {
 }
 
 func TestIgnoresChildrenThatAreNotCandidates(t *testing.T) {
+	t.Parallel()
 	got := nodemonitor.Candidates([]string{
 		"_c_0123456789abcdef0123456789abcdef-n_0000000010",
 		"readme",
@@ -169,6 +174,7 @@ func TestIgnoresChildrenThatAreNotCandidates(t *testing.T) {
 }
 
 func TestAuthProtectsTheCandidates(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const creds = "speaker:s3cret"
 	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(zktest.Logger(t)))

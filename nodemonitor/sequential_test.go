@@ -18,6 +18,7 @@ import (
 // for nobody. Here the "failed" create is made directly, with the
 // candidate's name, and the candidate is told its last create failed.
 func TestJoinAfterAFailedCreateTakesTheNodeItMade(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := zktest.Connect(t, cluster.Servers(), 4*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -56,6 +57,7 @@ func TestJoinAfterAFailedCreateTakesTheNodeItMade(t *testing.T) {
 // the session ends. Here the create is made directly, with the candidate's
 // name, and the candidate is told its last create failed.
 func TestLeaveAfterAFailedCreateDeletesTheNodeItMade(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := zktest.Connect(t, cluster.Servers(), 4*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

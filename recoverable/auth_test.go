@@ -17,6 +17,7 @@ import (
 // server accepted; a client that gave them only once would go on
 // unauthenticated, and be refused by the ACL of its own znodes.
 func TestCredentialsGivenBeforeZooKeeperIsUpAreKept(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	cluster.Stop(0)
 	const creds = "ann:secret"

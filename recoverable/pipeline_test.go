@@ -15,6 +15,7 @@ import (
 // requests one after the other take 2L. The series is measured too, so that
 // the test shows it can tell them apart.
 func TestPipelinesCostOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	const latency = 300 * time.Millisecond
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
@@ -82,6 +83,7 @@ func TestPipelinesCostOneRoundTrip(t *testing.T) {
 // once the sync is on the wire. A create's answer in the same pipeline
 // shows the same: the exists sees the znode the create made.
 func TestPipelineKeepsItsOrder(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 10*time.Second)
 	ctx := testCtx(t)
@@ -102,6 +104,7 @@ func TestPipelineKeepsItsOrder(t *testing.T) {
 // the notification is real. The server is standalone, so a fresh read is
 // one request (see TestStandaloneServerSkipsTheSync).
 func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 10*time.Second)
 	other := connect(t, cluster.Servers(), 10*time.Second)

@@ -24,6 +24,7 @@ func testCtx(t *testing.T) context.Context {
 }
 
 func TestOperationRetriedAcrossServerRestart(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 4*time.Second)
 	ctx := testCtx(t)
@@ -44,6 +45,7 @@ func TestOperationRetriedAcrossServerRestart(t *testing.T) {
 }
 
 func TestOperationRetriedAcrossProxyReset(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := connect(t, []string{proxy.Addr()}, 4*time.Second)
@@ -64,6 +66,7 @@ func TestOperationRetriedAcrossProxyReset(t *testing.T) {
 }
 
 func TestLostCreateReplyLeavesExactlyOneEphemeral(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := connect(t, []string{proxy.Addr()}, 4*time.Second)
@@ -90,6 +93,7 @@ func TestLostCreateReplyLeavesExactlyOneEphemeral(t *testing.T) {
 }
 
 func TestLostCreateReplyLeavesExactlyOneSequential(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := connect(t, []string{proxy.Addr()}, 4*time.Second)
@@ -130,6 +134,7 @@ func TestLostCreateReplyLeavesExactlyOneSequential(t *testing.T) {
 }
 
 func TestNodeExistsOfAnotherSessionIsAnError(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	a := connect(t, cluster.Servers(), 4*time.Second)
 	b := connect(t, cluster.Servers(), 4*time.Second)
@@ -149,6 +154,7 @@ func TestNodeExistsOfAnotherSessionIsAnError(t *testing.T) {
 }
 
 func TestExpiryIsSurfacedAsANewSession(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := connect(t, []string{proxy.Addr()}, time.Second)
@@ -190,6 +196,7 @@ func TestExpiryIsSurfacedAsANewSession(t *testing.T) {
 // also recent: the client pings every third of the session timeout, so the
 // last answered request left at most that long before the cut.
 func TestAliveUntilIsNeverAfterTheServerExpiresTheSession(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	ctx := testCtx(t)
 	observer := connect(t, cluster.Servers(), 4*time.Second)
@@ -222,6 +229,7 @@ func TestAliveUntilIsNeverAfterTheServerExpiresTheSession(t *testing.T) {
 }
 
 func TestCloseIsIdempotentAndEndsObservers(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 2*time.Second)
 	events := rz.Observe(context.Background())
@@ -247,6 +255,7 @@ func TestCloseIsIdempotentAndEndsObservers(t *testing.T) {
 // client picks its first server at random, so three clients try: without
 // the limit, seven times in eight at least one starts with the silent one.
 func TestUnansweredHandshakeMovesOn(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	silent := zktest.NewProxy(t, cluster.Server(0))
 	silent.Cut()
@@ -271,6 +280,7 @@ func TestUnansweredHandshakeMovesOn(t *testing.T) {
 // the client holds another session: a znode at the same path is then
 // someone else's, even at the version we saw (re-created znodes start at 0).
 func TestDeleteOwnSparesAnotherSessionsZnode(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := connect(t, cluster.Servers(), 4*time.Second)
 	other := connect(t, cluster.Servers(), 4*time.Second)

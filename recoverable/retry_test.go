@@ -20,6 +20,7 @@ func offline(f RetryCounterFactory) *RecoverableZookeeper {
 }
 
 func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {
+	t.Parallel()
 	r := offline(RetryCounterFactory{MaxRetries: 3, Interval: time.Millisecond})
 	for _, tc := range []struct {
 		err       error
@@ -55,6 +56,7 @@ func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {
 }
 
 func TestRetrySucceedsAfterTransientLoss(t *testing.T) {
+	t.Parallel()
 	r := offline(RetryCounterFactory{MaxRetries: 5, Interval: time.Millisecond})
 	calls := 0
 	v, attempts, err := retry(context.Background(), r, "op", "/p", func() (string, error) {
@@ -70,6 +72,7 @@ func TestRetrySucceedsAfterTransientLoss(t *testing.T) {
 }
 
 func TestCancelledContextEndsRetryLoopAtOnce(t *testing.T) {
+	t.Parallel()
 	r := offline(RetryCounterFactory{MaxRetries: 1000, Interval: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -92,6 +95,7 @@ func TestCancelledContextEndsRetryLoopAtOnce(t *testing.T) {
 }
 
 func TestClosedClientNeverRetries(t *testing.T) {
+	t.Parallel()
 	r := offline(RetryCounterFactory{MaxRetries: 5, Interval: time.Millisecond})
 	close(r.quit)
 	calls := 0

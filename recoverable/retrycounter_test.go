@@ -8,6 +8,7 @@ import (
 )
 
 func TestRetryCounterBackoffDoublesFromTwiceTheInterval(t *testing.T) {
+	t.Parallel()
 	c := NewRetryCounter(4, 100*time.Millisecond, 0, 0)
 	want := []time.Duration{200, 400, 800, 1600}
 	for i, w := range want {
@@ -31,6 +32,7 @@ func TestRetryCounterBackoffDoublesFromTwiceTheInterval(t *testing.T) {
 }
 
 func TestRetryCounterBackoffIsCapped(t *testing.T) {
+	t.Parallel()
 	c := NewRetryCounter(100, 100*time.Millisecond, time.Second, 0)
 	var got []time.Duration
 	for c.ShouldRetry() && len(got) < 6 {
@@ -60,6 +62,7 @@ func TestRetryCounterBackoffIsCapped(t *testing.T) {
 }
 
 func TestRetryCounterJitterStaysInRange(t *testing.T) {
+	t.Parallel()
 	c := NewRetryCounter(3, 100*time.Millisecond, 0, 0.5)
 	for _, r := range []float64{0, 0.5, 0.999} {
 		c.random = func() float64 { return r }
@@ -79,6 +82,7 @@ func TestRetryCounterJitterStaysInRange(t *testing.T) {
 }
 
 func TestRetryCounterSleepEndsWhenContextIsCancelled(t *testing.T) {
+	t.Parallel()
 	c := NewRetryCounter(1, time.Hour, 0, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
@@ -93,6 +97,7 @@ func TestRetryCounterSleepEndsWhenContextIsCancelled(t *testing.T) {
 }
 
 func TestRetryCounterFactoryMakesIndependentCounters(t *testing.T) {
+	t.Parallel()
 	f := RetryCounterFactory{MaxRetries: 2, Interval: 10 * time.Millisecond}
 	a, b := f.Create(), f.Create()
 	a.UseRetry()

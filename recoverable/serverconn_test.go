@@ -19,6 +19,7 @@ func frame(first, second int32, size int) []byte {
 }
 
 func TestFramesFindEveryHeadWhereverTheStreamIsCut(t *testing.T) {
+	t.Parallel()
 	var stream []byte
 	want := []int32{0, 0, -2, 11, -1, 0, 7, 4, 8, 14, -8, 101}
 	for i, size := range []int{32, 8, 16, 100, 5000, 12} {
@@ -42,6 +43,7 @@ func TestFramesFindEveryHeadWhereverTheStreamIsCut(t *testing.T) {
 // handshake answered with timeout 0 (an expired session) and the answer to
 // an auth packet prove no life.
 func TestServerConnPairsAnswersWithRequestsInOrder(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		timeout int32

@@ -43,6 +43,7 @@ func freshReadCost(t *testing.T, rz *recoverable.RecoverableZookeeper, path stri
 // the read alone; every member of an ensemble gets the sync in front, the
 // ZooKeeper leader too.
 func TestStandaloneServerSkipsTheSync(t *testing.T) {
+	t.Parallel()
 	t.Run("standalone", func(t *testing.T) {
 		cluster := zktest.Start(t, 1)
 		rz := connect(t, cluster.Servers(), 10*time.Second)
@@ -69,6 +70,7 @@ func TestStandaloneServerSkipsTheSync(t *testing.T) {
 // mode it trusted proves nothing, ErrReconnected; that race is too narrow
 // to stage here.)
 func TestServerModeIsForgottenWithTheConnection(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := connect(t, []string{proxy.Addr()}, 10*time.Second)

@@ -15,6 +15,7 @@ import (
 // about L after it was sent. With nothing given up on, Settle returns at
 // once.
 func TestSettleWaitsForCallsGivenUpOn(t *testing.T) {
+	t.Parallel()
 	const latency = 600 * time.Millisecond
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))

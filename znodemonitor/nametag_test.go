@@ -7,6 +7,7 @@ import (
 )
 
 func TestNameTagRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"f1", "a/b", "été", "100%", "..x"} {
 		tag, ok := znodemonitor.NameTag("/speaker", name)
 		if !ok {

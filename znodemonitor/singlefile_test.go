@@ -18,6 +18,7 @@ import (
 // back for longer than the Check may take, so the create reaches the
 // server and its answer comes too late.
 func TestLeaveAfterAnUnansweredCreateDeletesTheZnode(t *testing.T) {
+	t.Parallel()
 	const latency = 400 * time.Millisecond
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))

@@ -21,6 +21,7 @@ func single(opts ...znodemonitor.Option) electiontest.NewMonitor {
 }
 
 func TestExactlyOneLeaderAmongFive(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	cands := electiontest.Spawn(t, cluster.Servers(), 5, single())
 	leader := electiontest.OneLeader(t, cands, 500*time.Millisecond)
@@ -37,6 +38,7 @@ func TestExactlyOneLeaderAmongFive(t *testing.T) {
 }
 
 func TestSingleFileWakesEveryWaiter(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const n = 5
 	cands := electiontest.Spawn(t, cluster.Servers(), n, single())
@@ -50,6 +52,7 @@ func TestSingleFileWakesEveryWaiter(t *testing.T) {
 }
 
 func TestOperatorDeletingTheZnode(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	cands := electiontest.Spawn(t, cluster.Servers(), 3, single(znodemonitor.WithPath("/demo/speaker")))
 	leader := electiontest.OneLeader(t, cands, 0)
@@ -75,6 +78,7 @@ func TestOperatorDeletingTheZnode(t *testing.T) {
 // A create whose reply is lost, then an outage longer than the session (see
 // electiontest.LostCreateAcrossExpiry): the znode is ours, and we lead.
 func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
@@ -94,12 +98,14 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 // The same window as nodemonitor's TestDeleteOvertakesAConfirm, for the
 // single-file recipe: the fence closes it.
 func TestDeleteOvertakesAConfirm(t *testing.T) {
+	t.Parallel()
 	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) })
 }
 
 // Closed at random moments, as they race, candidates leave no znode behind
 // (electiontest.CloseAtRandomLeavesNothing).
 func TestCloseAtRandomLeavesNoZnode(t *testing.T) {
+	t.Parallel()
 	electiontest.CloseAtRandomLeavesNothing(t, zktest.Start(t, 1), 40,
 		func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) },
 		func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, error) {

@@ -12,6 +12,7 @@ import (
 // worker without it is told, in one line, to give it, and takes no ID;
 // reading stays open. With it, IDs are handed out as usual.
 func TestAuthKeepsOthersFromTakingIDs(t *testing.T) {
+	t.Parallel()
 	const creds = "orders:s3cret"
 	conn := server(t)
 	root := fmt.Sprintf("/auth-%d", time.Now().UnixNano())
@@ -47,6 +48,7 @@ func TestAuthKeepsOthersFromTakingIDs(t *testing.T) {
 // line, and the rightful process behind it in line takes over. One that
 // the election's own ACL refuses exits at once too.
 func TestPersistWithoutTheIdentityStepsAside(t *testing.T) {
+	t.Parallel()
 	const creds = "orders:s3cret"
 	conn := server(t)
 	root := fmt.Sprintf("/auth-persist-%d", time.Now().UnixNano())

@@ -12,6 +12,7 @@ import (
 // Bad input gets one line naming the problem, exit status 2, and nothing
 // is written: no znode, no store directory, no file.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	conn := server(t)
 	root := fmt.Sprintf("/bad-%d", time.Now().UnixNano())
 	mustSeqid(t, "create", "--servers", conn, "--root", root, "known")

@@ -13,6 +13,7 @@ import (
 // `seqid bench` measures each pair of batch and workers, in that order,
 // with counts that add up, and leaves nothing behind on the server.
 func TestBenchRuns(t *testing.T) {
+	t.Parallel()
 	out := mustSeqid(t, "bench", "--servers", server(t), "--workers", "1,3", "--batch", "1,10", "--duration", "300ms", "--json")
 	type row struct {
 		Batch     int64   `json:"batch"`

@@ -3,7 +3,6 @@ package main_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,6 +80,7 @@ func leader(t *testing.T, rz *recoverable.RecoverableZookeeper, alive func(name 
 // persistence processes find their way back (with new clients), and fresh
 // workers go on: no ID handed out after the loss equals one before it.
 func TestKilledLeadersThenTotalLoss(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 3)
 	conn := cluster.ConnString()
 	store := t.TempDir()
@@ -171,13 +171,12 @@ func TestKilledLeadersThenTotalLoss(t *testing.T) {
 // and it is frozen just after it stored a reservation, before it raises
 // the limit.
 func TestFrozenLeaderRaisesNothingAfterItsSuccessor(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	conn := cluster.ConnString()
 	store := t.TempDir()
 	mustSeqid(t, "create", "--servers", conn, "frozen")
-	t.Setenv("SEQID_STORE_LATENCY", "500ms") // a's alone: b starts after it is unset
-	a := startPersister(t, conn, store, "a", "--block", "20")
-	os.Unsetenv("SEQID_STORE_LATENCY")
+	a := startPersisterEnv(t, []string{"SEQID_STORE_LATENCY=500ms"}, conn, store, "a", "--block", "20") // a's alone
 	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
 	for leader(t, admin, func(string) bool { return true }) != "a" {
 		time.Sleep(20 * time.Millisecond)
@@ -241,6 +240,7 @@ func TestFrozenLeaderRaisesNothingAfterItsSuccessor(t *testing.T) {
 // A sequence created while the service runs gets a stored reservation
 // and a limit without a restart: dynamic node detection.
 func TestSequencesCreatedLaterAreMaintained(t *testing.T) {
+	t.Parallel()
 	conn := server(t)
 	root := fmt.Sprintf("/dyn-%d", time.Now().UnixNano())
 	store := t.TempDir()

@@ -52,8 +52,14 @@ type persister struct {
 
 func startPersister(t *testing.T, conn, store, name string, extra ...string) *persister {
 	t.Helper()
+	return startPersisterEnv(t, nil, conn, store, name, extra...)
+}
+
+// startPersisterEnv is startPersister with env added to its environment.
+func startPersisterEnv(t *testing.T, env []string, conn, store, name string, extra ...string) *persister {
+	t.Helper()
 	args := append([]string{"persist", "--servers", conn, "--store", store, "--name", name, "--session-timeout", "1s", "--log-level", "info"}, extra...)
-	return &persister{name: name, p: zktest.Run(t, bin, args...)}
+	return &persister{name: name, p: zktest.RunEnv(t, env, bin, args...)}
 }
 
 // ranges collects the IDs handed out, as first and count, and checks them.

@@ -14,6 +14,7 @@ import (
 // -short the servers are an address where nothing listens, so that nothing
 // could be created anyway; otherwise the real server is asked afterwards.
 func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
+	t.Parallel()
 	addr := "127.0.0.1:1"
 	if !testing.Short() {
 		addr = server(t)

@@ -16,6 +16,7 @@ import (
 // set and get by hand: exact output, a missing key, values with spaces and
 // empty ones, and the znode as ZooKeeper holds it.
 func TestSetGet(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	dir := fresh("/t/setget")
 	base := []string{"--servers", s, "--path", dir}
@@ -42,6 +43,7 @@ func TestSetGet(t *testing.T) {
 // --auth: the znodes set creates are the identity's to change, anyone's
 // to read; a stranger's set fails with one line and exit 1.
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	dir := fresh("/t-auth")
 	base := []string{"--servers", s, "--path", dir}
@@ -72,6 +74,7 @@ func TestAuth(t *testing.T) {
 // (perhaps fewer), and it ends on the last one written. Both exit 0 on
 // SIGTERM.
 func TestUpdateAndWatch(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	dir := fresh("/t/uw")
 	path := dir + "/colour"

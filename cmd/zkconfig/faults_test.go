@@ -33,6 +33,7 @@ func waitExit(t *testing.T, p *zktest.Process, timeout time.Duration, what strin
 // watch; it reads again on the new session, prints that value, and follows
 // the key from there.
 func TestWatcherSurvivesSessionExpiry(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	dir := fresh("/t/wexp")
 	path := dir + "/colour"
@@ -67,6 +68,7 @@ func TestWatcherSurvivesSessionExpiry(t *testing.T) {
 // The plain one writes only once here (--every 1m), so that no write is on
 // its way during the partition: what ends it is the expiry alone.
 func TestUpdaterSessionExpiry(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	t.Run("plain", func(t *testing.T) {
 		dir := fresh("/t/pexp")
@@ -132,6 +134,7 @@ func TestUpdaterSessionExpiry(t *testing.T) {
 // Every way, it exits 1 with one of those lines, and the key holds the
 // last value it printed, or the one whose fate its last line leaves open.
 func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	dir := fresh("/t/frozen")
 	path := dir + "/colour"
@@ -168,6 +171,7 @@ func TestPlainUpdaterFrozenPastItsSession(t *testing.T) {
 // The plain updater stops at the first connection loss, saying the write
 // may or may not have landed: here the network refuses it for good.
 func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
+	t.Parallel()
 	s := server(t)
 	proxy := zktest.NewProxy(t, s)
 	dir := fresh("/t/loss")
@@ -194,6 +198,7 @@ func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
 // exits; the updater writes on after each fault; once it stops, the
 // watcher ends on its last value, having printed nothing it did not write.
 func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("testing.Short() is set: -short runs unit tests only, and this one needs a real ZooKeeper ensemble")
 	}

@@ -12,6 +12,7 @@ import (
 // Every help page fits 80 columns, `zkconfig help COMMAND` says what
 // `zkconfig COMMAND --help` says, and each page names what matters.
 func TestHelpFitsEightyColumns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		help, same []string
 		says       []string

@@ -9,6 +9,7 @@ import (
 // nothing on stdout, and nothing created in ZooKeeper. Under -short it
 // checks the words and the status only.
 func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
+	t.Parallel()
 	server := "127.0.0.1:1" // nothing listens: bad input must fail before connecting
 	if !testing.Short() {
 		server = servers[0]

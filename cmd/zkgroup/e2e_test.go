@@ -15,6 +15,7 @@ import (
 // different signal and is gone at once (the session timeout is 10 s: only
 // a delete can be that fast), delete, and the group is no more.
 func TestCreateJoinListDelete(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	s := servers[0]
 	createGroup(t, "t-zoo")
@@ -77,6 +78,7 @@ func TestCreateJoinListDelete(t *testing.T) {
 // With --auth, the znodes created carry DigestACL: anyone may list, only
 // the identity may delete or join.
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	s := servers[0]
 	createGroup(t, "t-auth", "--auth", "ann:secret")

@@ -43,6 +43,7 @@ func owner(t *testing.T, rz *recoverable.RecoverableZookeeper, path string) int6
 // and its reply is lost with the connection. The join goes on, finds the
 // znode is its own session's, and leaves exactly one member.
 func TestJoinLostCreateReply(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	rz := admin(t)
 	createGroup(t, "t-lost")
@@ -73,6 +74,7 @@ func TestJoinLostCreateReply(t *testing.T) {
 // server; when the network heals, it joins again on its new session, by
 // itself, and says so.
 func TestJoinRejoinsAfterExpiry(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	rz := admin(t)
 	createGroup(t, "t-expiry")
@@ -97,6 +99,7 @@ func TestJoinRejoinsAfterExpiry(t *testing.T) {
 // `list --watch` prints the first reading, then a timed + or - line per
 // change, through a reset of its connection, until the group is deleted.
 func TestListWatch(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	s := servers[0]
 	createGroup(t, "t-watch")

@@ -9,6 +9,7 @@ import (
 // join` the same as `zkgroup join --help`, all with status 0 and nothing on
 // stderr.
 func TestHelpByEveryName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		names [][]string
 		says  []string

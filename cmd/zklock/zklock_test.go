@@ -73,6 +73,7 @@ func readRecords(t *testing.T, file string) []record {
 // Two hundred acquisitions by five competing processes: every holder's CMD
 // runs alone, start to end, and the epochs only grow.
 func TestHoldersNeverOverlap(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	const workers, each = 5, 40
@@ -114,6 +115,7 @@ func TestHoldersNeverOverlap(t *testing.T) {
 
 // CMD's status is zklock's, and CMD sees the lock's epoch.
 func TestExitStatusAndEpoch(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	p := run(t, cluster.ConnString(), "--", "/bin/sh", "-c", `echo "epoch=$ZKLOCK_EPOCH path=$ZKLOCK_PATH"; exit 7`)
 	if code := wait(t, p, 30*time.Second); code != 7 {
@@ -129,6 +131,7 @@ func TestExitStatusAndEpoch(t *testing.T) {
 // A contender that the lock's ACL refuses exits 1 at once with one line
 // saying to give --auth, and its CMD never runs.
 func TestWrongAuthExitsWithOneLine(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	marker := filepath.Join(t.TempDir(), "ran")
 	owner := run(t, cluster.ConnString(), "--auth", "ops:s3cret", "--", "/bin/sh", "-c", "echo held; sleep 30")
@@ -156,6 +159,7 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 // once its session expires, within S + tick + a margin, and its CMD was
 // stopped by the watchdog the moment zklock died.
 func TestKilledHolderHandsOver(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	first := run(t, cluster.ConnString(), holds(file, 10000)...)
@@ -193,6 +197,7 @@ func TestKilledHolderHandsOver(t *testing.T) {
 // before the session can expire: the frozen holder's CMD never writes after
 // the next holder's CMD has started.
 func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	first := run(t, cluster.ConnString(), holds(file, 10000)...)
@@ -237,6 +242,7 @@ func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
 // never heard. zklock must find it by its protected name, not queue a
 // second one behind it, which would then wait for ever for the first.
 func TestLostCreateReplyLeavesOneContender(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	proxy.ResetAfterCreate("/lock/")
@@ -265,6 +271,7 @@ func TestLostCreateReplyLeavesOneContender(t *testing.T) {
 
 // Bad input: one line naming the problem, exit 2, nothing created.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	for _, tc := range []struct {
 		want string

@@ -46,6 +46,7 @@ func runSoak(t *testing.T, cfg Config) (Report, string) {
 // one, and the exact check of what the speakers wrote: it must pass, with
 // at least 20 faults injected.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Seed: 15, Duration: 30 * time.Second, Speakers: 5, Election: "sequential", Policy: "at-most-one",
 		Fence: true, Servers: 3, Speaker: buildSpeaker(t, "")}
 	rep, summary := runSoak(t, cfg)
@@ -67,6 +68,7 @@ func TestSoak(t *testing.T) {
 // confirm says yes without asking. Long black holes on the leader must then
 // show two speakers at once, and nothing explains it.
 func TestSoakCatchesABrokenSpeaker(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Seed: 3, Duration: 20 * time.Second, Speakers: 3, Election: "sequential", Policy: "at-most-one",
 		Fence: false, Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}
 	rep, summary := runSoak(t, cfg)

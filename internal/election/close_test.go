@@ -67,6 +67,7 @@ func (r *stallingRecipe) Leave(context.Context) error {
 // sooner than waking the loop to do it (issue 14); a loop in the middle of
 // a Check is ended, and leaves on its way out, never beside Close.
 func TestCloseLeavesOnceWhetherTheLoopIsIdleOrBusy(t *testing.T) {
+	t.Parallel()
 	zktest.SkipShort(t)
 	for _, tc := range []struct {
 		name        string

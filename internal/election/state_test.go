@@ -6,6 +6,7 @@ import (
 )
 
 func TestStateAndPolicyNames(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[State]string{StateInactive: "inactive", StateActive: "active", StatePaused: "paused", StateClosed: "closed", State(9): "unknown"} {
 		if s.String() != want {
 			t.Errorf("State(%d) = %q, want %q", s, s.String(), want)
@@ -23,6 +24,7 @@ func TestStateAndPolicyNames(t *testing.T) {
 }
 
 func TestValidatePath(t *testing.T) {
+	t.Parallel()
 	for _, good := range []string{"/election", "/a/b-c/d_e"} {
 		if err := ValidatePath(good); err != nil {
 			t.Errorf("ValidatePath(%q) = %v", good, err)

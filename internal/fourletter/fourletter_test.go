@@ -20,6 +20,7 @@ func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 // TestSessionsAndWatches asks a real server who is connected and what they
 // watch, and whether anything answers where nothing runs.
 func TestSessionsAndWatches(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	testrun [-jobs N] [-alone REGEXP] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-alone REGEXP] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -alone run after all the others, one at a time: the
@@ -30,6 +30,7 @@ func main() {
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
 	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
 	report := flag.String("report", "", "print the summary of the events kept in this folder, and run nothing")
+	dir := flag.String("dir", ".", "the module folder whose packages to test")
 	flag.Parse()
 	if *jobs < 1 {
 		fail("-jobs: want at least 1, got %d", *jobs)
@@ -51,7 +52,7 @@ func main() {
 		return
 	}
 	start := time.Now()
-	results, err := run(runConfig{jobs: *jobs, alone: aloneRE, logDir: *logDir, testFlags: flag.Args()})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, alone: aloneRE, logDir: *logDir, testFlags: flag.Args()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

@@ -30,7 +30,7 @@ type event struct {
 type result struct {
 	pkg    string
 	passed bool
-	wall   time.Duration     // from starting go test to its exit, build included
+	wall   time.Duration      // from starting go test to its exit, build included
 	tests  map[string]float64 // top-level and sub-tests: seconds each
 	spans  map[string]*span   // top-level tests: from their start to their last subtest's end
 	failed []string           // the tests that failed, in order
@@ -39,6 +39,7 @@ type result struct {
 }
 
 type runConfig struct {
+	dir       string // the module's folder
 	jobs      int
 	alone     *regexp.Regexp
 	logDir    string
@@ -48,7 +49,7 @@ type runConfig struct {
 // run tests every package of the module in the current folder and prints a
 // line for each as it ends: those matching alone last, one at a time.
 func run(cfg runConfig) ([]*result, error) {
-	pkgs, err := listPackages()
+	pkgs, err := listPackages(cfg.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +71,10 @@ func run(cfg runConfig) ([]*result, error) {
 	return append(results, runAll(cfg, last, 1, &mu)...), nil
 }
 
-func listPackages() ([]string, error) {
-	out, err := exec.Command("go", "list", "./...").Output()
+func listPackages(dir string) ([]string, error) {
+	cmd := exec.Command("go", "list", "./...")
+	cmd.Dir = dir
+	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -112,6 +115,7 @@ func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex) []*result {
 func testPackage(cfg runConfig, pkg string) *result {
 	args := append([]string{"test", "-json"}, cfg.testFlags...)
 	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = cfg.dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

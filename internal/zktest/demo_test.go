@@ -88,6 +88,7 @@ func waitNoLeftovers(t *testing.T, dir string) {
 // make demo, fast: it runs to the end, its timeline shows at least two
 // handovers and no anomaly, and nothing it started is left running.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, out := demoCmd(t, dir, "demo.sh")
 	start := time.Now()
@@ -119,6 +120,7 @@ func TestDemo(t *testing.T) {
 // touches nothing: the servers keep serving, their folder stays. Then,
 // without its pid files, ensemble.sh stop still finds and stops them.
 func TestDemoRefusesARunningEnsemble(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := &ensembleScript{t: t, dir: filepath.Join(dir, "ensemble"), base: freeBase(t)}
 	t.Cleanup(func() { _, _ = e.run("clean") })
@@ -158,6 +160,7 @@ func TestDemoRefusesARunningEnsemble(t *testing.T) {
 
 // Ctrl-C in the middle of the demo stops everything it started.
 func TestDemoInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, out := demoCmd(t, dir, "demo.sh")
 	if err := cmd.Start(); err != nil {
@@ -184,6 +187,7 @@ func TestDemoInterrupted(t *testing.T) {
 // make demo-tmux, detached: the panes run, a speaker writes, and stop
 // leaves nothing behind.
 func TestDemoTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux not found: run make deps")
 	}

@@ -88,6 +88,7 @@ func waitLines(t *testing.T, file string, n int, deadline time.Time) {
 // it closes the panes and stops the ensemble: every speaker leaves the
 // election (its znode is deleted) while ZooKeeper still runs.
 func TestDemoTmuxStopsSpeakersCleanly(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux not found: run make deps")
 	}
@@ -182,6 +183,7 @@ func openPty(t *testing.T) (master, slave *os.File) {
 // Leaving the session (switching back) ends the demo and stops everything,
 // and the session it was started from lives on.
 func TestDemoTmuxInsideTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux not found: run make deps")
 	}

@@ -79,6 +79,7 @@ func count(modes map[string]string, mode string) (n int, id string) {
 }
 
 func TestEnsembleScript(t *testing.T) {
+	t.Parallel()
 	a := newEnsembleScript(t)
 	out := a.must("start", "3")
 	want := fmt.Sprintf("127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d", a.base, a.base+1, a.base+2)
@@ -150,6 +151,7 @@ func TestEnsembleScript(t *testing.T) {
 // zoo.cfg under its folder: losing the folder (a stray rm -rf) or the pid
 // files does not hide them from status, start, stop or clean.
 func TestEnsembleScriptFindsItsServers(t *testing.T) {
+	t.Parallel()
 	a := newEnsembleScript(t)
 	killLeftovers(t, a.dir)
 	a.must("start", "3")
@@ -195,6 +197,7 @@ func procState(t *testing.T, pid int) string {
 // ensemble.sh freeze ID SECONDS stops a server (SIGSTOP) for a while and
 // resumes it (SIGCONT), on Ctrl-C too.
 func TestEnsembleScriptFreeze(t *testing.T) {
+	t.Parallel()
 	a := newEnsembleScript(t)
 	killLeftovers(t, a.dir)
 	a.must("start", "3")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 // package's ok line comes long before the first one's; and one failing
 // package still fails the whole run.
 func TestMakeTestPrintsEachPackageAsItPasses(t *testing.T) {
+	t.Parallel()
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -68,5 +70,13 @@ func TestMakeTestPrintsEachPackageAsItPasses(t *testing.T) {
 	}
 	if early := a.Sub(b); early < slow/2 {
 		t.Errorf("the fast package's ok came only %v before the slow one's, want it as soon as it passed:\n%s", early, strings.Join(all, "\n"))
+	}
+	// Then where the time went: the slowest tests, and the run's total.
+	text := strings.Join(all, "\n")
+	if !regexp.MustCompile(`(?m)^\s+4\.\ds\s+slowfast/a TestSlow$`).MatchString(text) {
+		t.Errorf("want TestSlow among the slowest tests, with its 4 s:\n%s", text)
+	}
+	if !regexp.MustCompile(`(?m)^3 packages, 1 of 3 packages FAILED, in \d+ s$`).MatchString(text) {
+		t.Errorf("want a closing line with the packages, the verdict and the total time:\n%s", text)
 	}
 }

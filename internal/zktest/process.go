@@ -70,8 +70,18 @@ func RunSpeaker(t testing.TB, args ...string) *Process {
 // Run starts bin with args in the test's working directory.
 func Run(t testing.TB, bin string, args ...string) *Process {
 	t.Helper()
+	return RunEnv(t, nil, bin, args...)
+}
+
+// RunEnv is Run with env ("NAME=value" each) added to the process's
+// environment: a parallel test cannot set the test binary's own.
+func RunEnv(t testing.TB, env []string, bin string, args ...string) *Process {
+	t.Helper()
 	p := &Process{t: t, out: &syncBuffer{}, errOut: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errOut
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {

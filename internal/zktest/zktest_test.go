@@ -45,6 +45,7 @@ func waitState(t *testing.T, events <-chan zk.Event, want zk.State, timeout time
 }
 
 func TestStandaloneServes(t *testing.T) {
+	t.Parallel()
 	c := Start(t, 1)
 	if m := c.Mode(0); m != "standalone" {
 		t.Fatalf("mode %q, want standalone", m)
@@ -56,6 +57,7 @@ func TestStandaloneServes(t *testing.T) {
 }
 
 func TestEnsembleSurvivesItsLeader(t *testing.T) {
+	t.Parallel()
 	c := Start(t, 3)
 	leader := c.Leader()
 	modes := map[string]int{}
@@ -84,6 +86,7 @@ func TestEnsembleSurvivesItsLeader(t *testing.T) {
 }
 
 func TestProxyResetAndRestore(t *testing.T) {
+	t.Parallel()
 	c := Start(t, 1)
 	p := NewProxy(t, c.Server(0))
 	conn, events := dial(t, p.Addr(), 4*time.Second)
@@ -106,6 +109,7 @@ func TestProxyResetAndRestore(t *testing.T) {
 }
 
 func TestProxyCutIsSilent(t *testing.T) {
+	t.Parallel()
 	c := Start(t, 1)
 	p := NewProxy(t, c.Server(0))
 	conn, events := dial(t, p.Addr(), time.Second)
@@ -129,6 +133,7 @@ func TestProxyCutIsSilent(t *testing.T) {
 }
 
 func TestProxyResetAfterCreate(t *testing.T) {
+	t.Parallel()
 	c := Start(t, 1)
 	p := NewProxy(t, c.Server(0))
 	conn, _ := dial(t, p.Addr(), 4*time.Second)
@@ -173,6 +178,7 @@ func TestProxyResetAfterCreate(t *testing.T) {
 }
 
 func TestProcessHelpers(t *testing.T) {
+	t.Parallel()
 	requireZooKeeper(t)
 	p := Run(t, "/bin/sh", "-c", "echo out; echo err >&2; kill -STOP $$; exit 3")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestValidateKey(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"colour", "a", "A-Z_0.9", "..a", strings.Repeat("k", config.MaxKeyLen)} {
 		if err := config.ValidateKey(key); err != nil {
 			t.Errorf("ValidateKey(%q) = %v, want nil", key, err)
@@ -32,6 +33,7 @@ func TestValidateKey(t *testing.T) {
 }
 
 func TestValidatePath(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"/config", "/a/b/c", "/zookeeper2"} {
 		if err := config.ValidatePath(p); err != nil {
 			t.Errorf("ValidatePath(%q) = %v, want nil", p, err)
@@ -57,6 +59,7 @@ func TestValidatePath(t *testing.T) {
 }
 
 func TestValidateValue(t *testing.T) {
+	t.Parallel()
 	if err := config.ValidateValue(strings.Repeat("v", config.MaxValueLen)); err != nil {
 		t.Errorf("a value of MaxValueLen bytes: %v, want nil", err)
 	}
@@ -67,6 +70,7 @@ func TestValidateValue(t *testing.T) {
 
 // New checks its base path before it could create anything with it.
 func TestNewRefusesABadBase(t *testing.T) {
+	t.Parallel()
 	if _, err := config.New(nil, config.WithBase("relative")); !errors.Is(err, config.ErrInvalidPath) {
 		t.Fatalf("New with base \"relative\" = %v, want ErrInvalidPath", err)
 	}

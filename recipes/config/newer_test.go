@@ -6,6 +6,7 @@ import "testing"
 // appearing or vanishing. Not a read of an older write, as a lagging server
 // can return, and not the same write twice.
 func TestNewer(t *testing.T) {
+	t.Parallel()
 	missing := Value{Key: "k"}
 	v5 := Value{Key: "k", Exists: true, Data: "a", Zxid: 5}
 	for _, tc := range []struct {

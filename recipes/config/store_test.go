@@ -83,6 +83,7 @@ func raw(t *testing.T, path string) (string, *zk.Stat) {
 // The first write creates the base path and the key; later ones set it.
 // Reads see what was written; a missing key is ErrNotFound.
 func TestWriteCreatesThenSets(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	base := fresh("/t-write") + "/nested"
 	store := newStore(t, client(t, server(t), 2*time.Second), base)
@@ -115,6 +116,7 @@ func TestWriteCreatesThenSets(t *testing.T) {
 
 // Bad keys and values are refused before any request: nothing is created.
 func TestBadKeyOrValueCreatesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
 	base := fresh("/t-bad")
@@ -141,6 +143,7 @@ func TestBadKeyOrValueCreatesNothing(t *testing.T) {
 // With an ACL, the znodes the Store creates, the base path included, can
 // be changed only by that identity, and read by anyone.
 func TestWriteCreatesWithTheACL(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	owner := client(t, server(t), 2*time.Second, recoverable.WithDigestAuth("ann:secret"))
 	base := fresh("/t-acl")
@@ -167,6 +170,7 @@ func TestWriteCreatesWithTheACL(t *testing.T) {
 // A watch fires once: two writes make one event, and then the channel is
 // closed. Only a new read sets a new watch.
 func TestReadWFiresOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	store := newStore(t, client(t, server(t), 2*time.Second), fresh("/t-readw"))
 	if err := store.Write(ctx, "k", "1"); err != nil {
@@ -200,6 +204,7 @@ func TestReadWFiresOnce(t *testing.T) {
 // writes again, which is safe because the write is idempotent, and lands
 // on the set path: the key ends at version 1, written twice, not failed.
 func TestLostCreateReply(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	for _, resilient := range []bool{false, true} {
 		proxy := zktest.NewProxy(t, server(t)[0])

@@ -55,6 +55,7 @@ func watch(t *testing.T, store *config.Store, key string) <-chan config.Value {
 // The watcher reports a key that does not exist yet, then each value, a
 // delete, and the key created again; nothing twice.
 func TestWatchFollowsCreateChangeDelete(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
 	base := fresh("/t-follow")
@@ -93,6 +94,7 @@ func TestWatchFollowsCreateChangeDelete(t *testing.T) {
 // one, the last. Here the watcher is held on its send of 1 while 2 and 3
 // are written: it never reports 2. README, "Why a watcher misses values".
 func TestWatchSeesTheLatestNotEveryValue(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	rz := client(t, server(t), 2*time.Second)
 	base := fresh("/t-miss")
@@ -125,6 +127,7 @@ func TestWatchSeesTheLatestNotEveryValue(t *testing.T) {
 // watch again on reconnect, and the server fires it for the write that
 // landed meanwhile. Same session.
 func TestWatchSurvivesAReconnect(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	proxy := zktest.NewProxy(t, server(t)[0])
 	rz := client(t, []string{proxy.Addr()}, 4*time.Second)
@@ -161,6 +164,7 @@ func TestWatchSurvivesAReconnect(t *testing.T) {
 // watcher reads again on it and reports the value written during the
 // outage, then follows the key on the new session.
 func TestWatchSurvivesSessionExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t)
 	proxy := zktest.NewProxy(t, server(t)[0])
 	rz := client(t, []string{proxy.Addr()}, time.Second)
@@ -198,6 +202,7 @@ func TestWatchSurvivesSessionExpiry(t *testing.T) {
 
 // The channel closes when the context ends, and when the session closes.
 func TestWatchEnds(t *testing.T) {
+	t.Parallel()
 	rz := client(t, server(t), 2*time.Second)
 	store := newStore(t, rz, fresh("/t-ends"))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -37,6 +37,8 @@ func populated(t *testing.T) (*recoverable.RecoverableZookeeper, *group.Group) {
 // of the group meets NotEmpty, so nothing at all is deleted; Delete reads
 // again and deletes everyone, the newcomer too.
 func TestDeleteRetriesWhenAMemberJoins(t *testing.T) {
+	// Not parallel: the hook is the package's, and parallel tests wait
+	// until the others are done.
 	needServer(t)
 	admin, g := populated(t)
 	late := newGroup(t, connect(t, servers[0], session))
@@ -62,6 +64,8 @@ func TestDeleteRetriesWhenAMemberJoins(t *testing.T) {
 // A member leaves in the window: its delete in the multi meets NoNode, the
 // multi fails whole, and the retry deletes the rest.
 func TestDeleteRetriesWhenAMemberLeaves(t *testing.T) {
+	// Not parallel: the hook is the package's, and parallel tests wait
+	// until the others are done.
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)
@@ -88,6 +92,8 @@ func TestDeleteRetriesWhenAMemberLeaves(t *testing.T) {
 // Members join in every window: Delete gives up after its bounded attempts
 // and has deleted nobody: all or nothing, even when it is nothing.
 func TestDeleteGivesUpWhole(t *testing.T) {
+	// Not parallel: the hook is the package's, and parallel tests wait
+	// until the others are done.
 	needServer(t)
 	admin, g := populated(t)
 	joiner := newGroup(t, connect(t, servers[0], session))
@@ -111,6 +117,7 @@ func TestDeleteGivesUpWhole(t *testing.T) {
 // A child with children of its own is a group, not a member: Delete says
 // so and deletes nothing.
 func TestDeleteRefusesANestedGroup(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin, g := populated(t)
 	ctx := bounded(t, 10*time.Second)
@@ -132,6 +139,7 @@ func TestDeleteRefusesANestedGroup(t *testing.T) {
 // first members gone. It is deleted whole, or (ErrBusy) not at all. The
 // same reader catches the chapter's loop of deletes in the act.
 func TestDeleteIsNeverPartial(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	t.Run("multi", func(t *testing.T) {
 		admin, g := populated(t)

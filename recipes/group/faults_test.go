@@ -13,6 +13,7 @@ import (
 // session expires stays a member: the same znode (czxid), the same
 // session, no rejoin. Readers never see it leave.
 func TestCutWithinSessionStaysMember(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	const s = 4 * time.Second // the client notices the cut after 2/3 s; the server waits s
 	admin := connect(t, servers[0], session)
@@ -48,6 +49,7 @@ func TestCutWithinSessionStaysMember(t *testing.T) {
 // removes the member; when the connection heals, go-zookeeper opens a new
 // session and the Member joins again on it. One znode, the new session's.
 func TestExpiryRejoinsOnNewSession(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)
@@ -83,6 +85,7 @@ func TestExpiryRejoinsOnNewSession(t *testing.T) {
 // by its owner, so Join succeeds, with exactly one member and no false
 // "already a member".
 func TestLostCreateReplyLeavesOneMember(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)
@@ -108,6 +111,7 @@ func TestLostCreateReplyLeavesOneMember(t *testing.T) {
 // its session has expired: the znode went with the session. The join goes
 // on, on the new session, and leaves one member, the new session's.
 func TestLostCreateReplyThenExpiry(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)
@@ -149,6 +153,7 @@ func TestLostCreateReplyThenExpiry(t *testing.T) {
 // member's watch on its own znode fires, and it creates the znode again, on
 // the same session: it was not asked to leave.
 func TestDeletedMemberJoinsAgain(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)

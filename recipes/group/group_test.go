@@ -16,6 +16,7 @@ const session = 2 * time.Second // zktest's tickTime is 200 ms
 // The chapter's run, through the API: create, join, list, delete, each
 // result checked against what ZooKeeper holds.
 func TestCreateJoinListDelete(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	rz := connect(t, servers[0], session)
 	g := newGroup(t, rz)
@@ -85,6 +86,7 @@ func TestCreateJoinListDelete(t *testing.T) {
 // Create of a group under a missing parent says which parent, and makes
 // nothing; Join of a missing group says so.
 func TestMissingParentAndGroup(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	rz := connect(t, servers[0], session)
 	g, err := group.New(rz, groupName(t)+"/apps/zoo")
@@ -106,6 +108,7 @@ func TestMissingParentAndGroup(t *testing.T) {
 // one's znode for its own (a create that meets NodeExists), and says whose
 // it is.
 func TestJoinTakenByAnotherSession(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	g := created(t, connect(t, servers[0], session))
 	first := join(t, newGroup(t, connect(t, servers[0], session)), "duck")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, path, why string }{
 		{name: "zoo", path: "/zoo"},
 		{name: "/zoo", path: "/zoo"},
@@ -42,6 +43,7 @@ func TestParseName(t *testing.T) {
 }
 
 func TestValidateMember(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, why string }{
 		{name: "duck"},
 		{name: "duck-1.example.com:8080"},

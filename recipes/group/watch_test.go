@@ -17,6 +17,7 @@ import (
 // reconnects; a leave while its session expires arrives when it has read
 // the group again on the new session; and the group's deletion ends it.
 func TestWatchFollowsTheGroup(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	admin := connect(t, servers[0], session)
 	g := created(t, admin)
@@ -101,6 +102,7 @@ func TestWatchFollowsTheGroup(t *testing.T) {
 
 // Watching a group that does not exist ends at once with ErrNoGroup.
 func TestWatchMissingGroup(t *testing.T) {
+	t.Parallel()
 	needServer(t)
 	w := newGroup(t, connect(t, servers[0], session)).Watch()
 	defer w.Close()

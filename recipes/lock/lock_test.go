@@ -22,6 +22,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // soon as its connection is lost, and the next in line takes the lock
 // only after the expiry: never two holders.
 func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	const session = 2 * time.Second
@@ -80,6 +81,7 @@ func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
 // Lock gives up when its context ends, and leaves the line: the next
 // contender is not stuck behind a znode nobody waits on.
 func TestLockGivesUpWithItsContext(t *testing.T) {
+	t.Parallel()
 	cluster, holder, ctx := heldLock(t)
 	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", nodemonitor.WithLogger(quiet))
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -97,6 +99,7 @@ func TestLockGivesUpWithItsContext(t *testing.T) {
 // A contender whose session is closed while it waits in line is told that
 // (recoverable.ErrClosed), not that somebody unlocked it.
 func TestLockInLineEndsWithItsSession(t *testing.T) {
+	t.Parallel()
 	cluster, holder, ctx := heldLock(t)
 	defer holder.Unlock()
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
@@ -126,6 +129,7 @@ func TestLockInLineEndsWithItsSession(t *testing.T) {
 // A contender that the lock znode's ACL refuses is told so at once, not
 // left waiting for a lock it can never queue for.
 func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const creds = "locker:s3cret"
 	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(quiet))

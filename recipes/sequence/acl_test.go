@@ -18,6 +18,7 @@ import (
 // set a sequence's next ID back, which would have IDs handed out twice,
 // nor take IDs, nor stand for the persistence election.
 func TestACLKeepsStrayClientsOut(t *testing.T) {
+	t.Parallel()
 	const creds = "seq:secret"
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -94,6 +95,7 @@ func TestACLKeepsStrayClientsOut(t *testing.T) {
 // under it says so (Failed), and keeps trying: once the ACL is put back,
 // it raises the limit again, and workers get their IDs, in order.
 func TestACLChangedUnderTheLeaderIsRetried(t *testing.T) {
+	t.Parallel()
 	const ann, bob = "ann:secret", "bob:secret"
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)

@@ -16,6 +16,7 @@ import (
 // stores its reservation, but ZooKeeper refuses its raise as a whole, and
 // the sequence is not touched. The same raise with a live znode passes.
 func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -32,6 +32,7 @@ func tempStore(t *testing.T) *FileStore {
 // the worker reads again and takes an ID above the old reservation,
 // instead of writing the old state over the new one.
 func TestACachedVersionOfAnEarlierIncarnationNeverWrites(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -99,6 +100,7 @@ func TestACachedVersionOfAnEarlierIncarnationNeverWrites(t *testing.T) {
 // write refused) leaves the old reservation, and its incarnation, for its
 // successor to see.
 func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
+	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

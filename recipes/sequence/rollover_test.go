@@ -16,6 +16,8 @@ import (
 // they go on from the same next ID, every ID is handed out once, with no
 // hole, and one marker is left, the new incarnation's.
 func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
+	// Not parallel: rolloverAt is the package's, and parallel tests wait
+	// until this one is done.
 	defer func(at int32) { rolloverAt = at }(rolloverAt)
 	rolloverAt = 25
 	cluster := zktest.Start(t, 1)

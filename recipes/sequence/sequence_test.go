@@ -93,6 +93,7 @@ func (r *ranges) check(t *testing.T, start, maxGap int64) (ids int64) {
 // it. Every ID is handed out once, with no holes, and the store's
 // reservation is above them all.
 func TestWorkersNeverShareAnID(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "ids", 1, 40)
 	p := f.persist(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -136,6 +137,7 @@ func TestWorkersNeverShareAnID(t *testing.T) {
 // Without a persistence process, nobody hands out an ID: the limit stays
 // at the start, and Next says why after its wait.
 func TestNoPersisterNoIDs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "idle", 5, 10)
 	seq, err := sequence.Open(f.connect(t, f.cluster.Servers()), "idle", append(f.opts, sequence.WithWait(500*time.Millisecond))...)
 	if err != nil {
@@ -161,6 +163,7 @@ func TestNoPersisterNoIDs(t *testing.T) {
 // limit without a restart: the article's dynamic node detection. One that
 // is deleted stops being maintained.
 func TestNewSequencesArePickedUp(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "first", 0, 10)
 	p := f.persist(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -213,6 +216,7 @@ func TestNewSequencesArePickedUp(t *testing.T) {
 // When too many writes came in between to tell, the IDs are skipped,
 // loudly, and still never handed out twice.
 func TestLostSetReply(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		others int   // other workers' allocations while ours hangs
@@ -271,6 +275,7 @@ func TestLostSetReply(t *testing.T) {
 // incarnation above the new next ID, and moves next up to it. No ID of
 // the old sequence is handed out again.
 func TestMadeAnewStartsAboveTheOldReservation(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, "again", 1, 10)
 	f.persist(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -10,6 +10,7 @@ import (
 // is not there, or, after more writes than the znode remembers, knows
 // that it cannot tell.
 func TestLanded(t *testing.T) {
+	t.Parallel()
 	var s state
 	for i := range 50 {
 		s = s.written(fmt.Sprint(i))
@@ -36,6 +37,7 @@ func TestLanded(t *testing.T) {
 }
 
 func TestDecodeState(t *testing.T) {
+	t.Parallel()
 	st, err := decodeState(state{Next: 5, Limit: 9, Incarnation: "c0ffee", Recent: []string{"a"}}.encode())
 	if err != nil || st.Next != 5 || st.Limit != 9 {
 		t.Fatalf("round trip: %+v, %v", st, err)
@@ -48,6 +50,7 @@ func TestDecodeState(t *testing.T) {
 }
 
 func TestValidateName(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"orders", "a", "A.b_c-9"} {
 		if err := ValidateName(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)

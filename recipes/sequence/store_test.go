@@ -15,6 +15,7 @@ import (
 // the highest, no temporary file is left, and once a raise runs alone the
 // lower files are gone.
 func TestFileStoreNeverLowers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -62,6 +63,7 @@ func TestFileStoreNeverLowers(t *testing.T) {
 }
 
 func TestFileStoreRefusesAnUnwritableDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o500); err != nil {
 		t.Fatal(err)

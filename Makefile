@@ -57,12 +57,18 @@ test: deps vet staticcheck shellcheck
 
 # test-packages: `go test -json` per package through internal/testrun, JOBS
 # packages at a time, each printed as it ends, then each package's time,
-# the slowest tests and the total. Most tests wait (for a session to
-# expire, a server, a process), so more run at once than there are cores:
-# PARALLEL tests within a package, JOBS packages. The soak of
-# internal/chaos runs alone at the end: its random faults on five speakers
-# and three servers load the machine, and the fault tests beside it hold
-# real processes to bounds derived from the session timeout.
+# the slowest tests and the total.
+# - Everything is compiled first, the test binaries and the commands the
+#   tests build: compiling beside the fault tests would starve the
+#   processes they hold to bounds.
+# - Most tests wait (for a session to expire, a server, a process), so more
+#   run at once than there are cores: PARALLEL tests within a package,
+#   JOBS packages.
+# - The soaks of internal/chaos run alone at the end: their random faults
+#   load the machine, and the fault tests hold real processes to bounds
+#   derived from the session timeout.
+# - go vet ran already (make vet), so go test's own subset is off; a
+#   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testrun -report
 # DIR` prints the summary again.
 JOBS ?= 3
@@ -70,9 +76,13 @@ PARALLEL ?= 8
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 test-packages:
+	@echo "compiling the tests and commands with -race"
+	$(GO) test -race -vet=off -c -o $(CURDIR)/bin/tests/ ./... >/dev/null
+	rm -rf $(CURDIR)/bin/tests
+	$(GO) build ./... && $(GO) build -race ./...
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
-	$(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -alone '/internal/chaos$$' \
-		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -count=1 -timeout 20m -parallel $(PARALLEL)
+	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -alone '/internal/chaos$$' \
+		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed
 test-short:

@@ -60,7 +60,9 @@ func (s *server) start() error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto",
+	// C1 only, one compiler thread: a test server lives seconds, and the
+	// optimizing compiler's work at start would compete with the tests.
+	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
 		"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
 		"-cp", s.dir+":"+s.inst.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build demo demo-tmux chaos vet staticcheck shellcheck test test-packages test-short clean
+.PHONY: all deps tools build demo demo-tmux chaos vet staticcheck shellcheck test compile-tests test-packages test-short clean
 
 all: build
 
@@ -52,15 +52,16 @@ shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
 ## test: everything, against real ZooKeeper servers (about 4 minutes on 2 cores)
-test: deps vet staticcheck shellcheck
-	@$(MAKE) --no-print-directory test-packages
+test: deps
+	@$(MAKE) --no-print-directory -j3 vet staticcheck shellcheck compile-tests
+	@$(MAKE) --no-print-directory test-packages SKIP_COMPILE=1
 
 # test-packages: `go test -json` per package through internal/testrun, JOBS
 # packages at a time, each printed as it ends, then each package's time,
 # the slowest tests and the total.
-# - Everything is compiled first, the test binaries and the commands the
-#   tests build: compiling beside the fault tests would starve the
-#   processes they hold to bounds.
+# - Everything is compiled first (compile-tests, beside the linters), the
+#   test binaries and the commands the tests build: compiling beside the
+#   fault tests would starve the processes they hold to bounds.
 # - Most tests wait (for a session to expire, a server, a process), so more
 #   run at once than there are cores: PARALLEL tests within a package,
 #   JOBS packages.
@@ -75,10 +76,11 @@ JOBS ?= 3
 PARALLEL ?= 8
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
-test-packages:
-	@echo "compiling the tests and commands with -race"
+compile-tests:
 	$(GO) test -race -vet=off -count=1 -exec true ./... >/dev/null
 	$(GO) build ./... && $(GO) build -race ./...
+
+test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
 	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -alone '/internal/chaos$$' \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)

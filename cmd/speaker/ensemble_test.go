@@ -18,9 +18,10 @@ import (
 // quorum for less than the session timeout changes no leader either.
 func TestFaultEnsembleServers(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 3)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
+			t.Parallel()
+			cluster := zktest.Start(t, 3) // each repetition kills servers of its own
 			// 12 s sessions: restarting two JVMs and electing a ZooKeeper
 			// leader takes 6 to 8 s on a 2-core machine, and the scenario
 			// needs quorum back well before the session could expire.
@@ -59,6 +60,7 @@ func TestFaultEnsembleServers(t *testing.T) {
 				cluster.WaitServing(i)
 			}
 			restored := time.Now()
+			t.Logf("quorum lost for %v", restored.Sub(lost))
 			if outage := restored.Sub(lost); outage >= cfg.session {
 				// Then expiry is right, and this is not the scenario we test.
 				t.Fatalf("quorum was lost for %v, not less than the session timeout %v: the servers restarted too slowly", outage, cfg.session)

@@ -62,7 +62,13 @@ func (s *server) start() error {
 	}
 	// C1 only, one compiler thread: a test server lives seconds, and the
 	// optimizing compiler's work at start would compete with the tests.
+	// A leader election waits twice as long between its rounds each time
+	// a peer does not answer, up to a minute by default: a peer restarted
+	// on a busy machine then found the others asleep for 10 s and more.
+	// One second at most keeps the election about as long as the slowest
+	// restart.
 	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
+		"-Dzookeeper.fastleader.maxNotificationInterval=1000",
 		"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
 		"-cp", s.dir+":"+s.inst.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build demo demo-tmux chaos vet staticcheck shellcheck test compile-tests test-packages test-short clean
+.PHONY: all deps tools build demo demo-tmux chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
@@ -52,23 +52,40 @@ shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
 ## test: everything, against real ZooKeeper servers (about 4 minutes on 2 cores)
-test: deps
-	@$(MAKE) --no-print-directory -j3 vet staticcheck shellcheck compile-tests
-	@$(MAKE) --no-print-directory test-packages SKIP_COMPILE=1
+# The linters run beside the tests at the lowest CPU priority: the tests
+# mostly wait, and leave a core idle that the linters fill, while a test
+# process that wakes takes the CPU from them at once.
+LINTLOG := $(CURDIR)/bin/lint.log
+test: test-clock deps compile-tests
+	@mkdir -p $(dir $(LINTLOG)); \
+	( nice -n 19 $(MAKE) --no-print-directory lint >$(LINTLOG) 2>&1; echo $$? >$(LINTLOG).rc ) & \
+	$(MAKE) --no-print-directory test-packages SKIP_COMPILE=1; tests=$$?; \
+	wait; lint=$$(cat $(LINTLOG).rc); \
+	if [ "$$lint" = 0 ]; then echo "vet, staticcheck and shellcheck: no findings"; \
+	else echo "vet, staticcheck or shellcheck FAILED:"; cat $(LINTLOG); fi; \
+	took=$$(( $$(date +%s) - $$(cat $(CURDIR)/bin/test.start) )); \
+	if [ "$$tests" = 0 ] && [ "$$lint" = 0 ]; then echo "make test: passed in $$took s"; \
+	else echo "make test: FAILED in $$took s"; exit 1; fi
+
+test-clock:
+	@mkdir -p $(CURDIR)/bin && date +%s >$(CURDIR)/bin/test.start
+
+## lint: go vet, staticcheck and shellcheck
+lint: vet staticcheck shellcheck
 
 # test-packages: `go test -json` per package through internal/testrun, JOBS
 # packages at a time, each printed as it ends, then each package's time,
 # the slowest tests and the total.
-# - Everything is compiled first (compile-tests, beside the linters), the
-#   test binaries and the commands the tests build: compiling beside the
-#   fault tests would starve the processes they hold to bounds.
+# - Everything is compiled first (compile-tests), the test binaries and
+#   the commands the tests build: compiling beside the fault tests would
+#   starve the processes they hold to bounds.
 # - Most tests wait (for a session to expire, a server, a process), so more
 #   run at once than there are cores: PARALLEL tests within a package,
 #   JOBS packages.
 # - The soaks of internal/chaos run alone at the end: their random faults
 #   load the machine, and the fault tests hold real processes to bounds
 #   derived from the session timeout.
-# - go vet ran already (make vet), so go test's own subset is off; a
+# - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testrun -report
 # DIR` prints the summary again.

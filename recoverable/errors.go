@@ -47,3 +47,16 @@ func IsRetryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrNoServer) ||
 		errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
+
+// IsPermanent reports whether err is an answer that no retry, however
+// patient, can change: the request itself is wrong (an invalid path, ACL or
+// argument, a child under an ephemeral znode). A loop that tries again
+// after other faults (an expiry, a lost quorum) must give up on these.
+func IsPermanent(err error) bool {
+	for _, p := range []error{zk.ErrInvalidPath, zk.ErrNoChildrenForEphemerals, zk.ErrBadArguments, zk.ErrInvalidACL} {
+		if errors.Is(err, p) {
+			return true
+		}
+	}
+	return false
+}

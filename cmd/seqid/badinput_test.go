@@ -42,6 +42,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"persist", "--store", filepath.Join(file, "sub")}, "--store"},
 		{[]string{"persist", "--store", missing, "--block", "0"}, "--block"},
 		{[]string{"persist", "--store", missing, "--election", "rel"}, "--election"},
+		// Characters go-zookeeper or the server refuses: at once, never retried.
+		{[]string{"persist", "--store", missing, "--election", "/seq\u0085"}, "--election"},
+		{[]string{"persist", "--store", missing, "--root", "/seq\u0085"}, "--root"},
+		{[]string{"list", "--root", "/seq\uf000"}, "--root"},
 		{[]string{"restore", "--store", missing}, "--store"},
 		{[]string{"list", "--store", missing}, "--store"},
 		{[]string{"list", "extra"}, "unexpected argument"},

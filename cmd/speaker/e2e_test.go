@@ -136,6 +136,8 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "path", args: []string{"--path", "/a/./b"}},
 		{flag: "path", args: []string{"--path", "/a/../b"}},
 		{flag: "path", args: []string{"--path", "/zookeeper/quota"}},
+		{flag: "path", args: []string{"--path", "/election\u0085"}},
+		{flag: "path", args: []string{"--path", "/election\uf8ff"}, sub: "status"},
 		{flag: "election", args: []string{"--election", "raft"}},
 		{flag: "watch", args: []string{"--watch", "everyone"}},
 		{flag: "watch", args: []string{"--election", "single-file", "--watch", "children"}},

@@ -18,10 +18,12 @@ import (
 // quorum for less than the session timeout changes no leader either.
 func TestFaultEnsembleServers(t *testing.T) {
 	t.Parallel()
+	// One ensemble, one repetition at a time: restarting two JVMs and
+	// electing a leader must fit in the session timeout, and three
+	// ensembles restarting at once on two cores made it take 15 s.
+	cluster := zktest.Start(t, 3)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
-			t.Parallel()
-			cluster := zktest.Start(t, 3) // each repetition kills servers of its own
 			// 12 s sessions: restarting two JVMs and electing a ZooKeeper
 			// leader takes 6 to 8 s on a 2-core machine, and the scenario
 			// needs quorum back well before the session could expire.

@@ -42,6 +42,8 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{[]string{"watch", "--path", "config", "colour"}, `--path: "config" is not absolute (it must start with /)`},
 		{[]string{"watch", "--path", "/", "colour"}, `--path: keys cannot live in the root itself; use a znode below it, such as /config`},
 		{[]string{"get", "--path", "/zookeeper/x", "colour"}, `--path: "/zookeeper/x" is under /zookeeper, which ZooKeeper reserves`},
+		{[]string{"watch", "--path", "/config\u0085", "colour"}, `--path: "/config\u0085" contains a control character`},
+		{[]string{"update", "--path", "/config\ufffe", "colour"}, `--path: "/config\ufffe" contains U+FFFE, which ZooKeeper does not allow in a path`},
 		{[]string{"get", "--path", "--servers", "colour"}, `--path: needs a value: it took the flag --servers as its value`},
 		{[]string{"set", "--auth", "nopassword", "colour", "v"}, `--auth: must be user:password, both non-empty, without whitespace`},
 		{[]string{"set", "--auth", "", "colour", "v"}, `--auth: is empty: give user:password, or leave the flag out`},

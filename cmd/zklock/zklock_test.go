@@ -279,6 +279,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no command", nil},
 		{"--path", []string{"--path", "lock", "--", "true"}},
+		{"--path", []string{"--path", "/lock\u0085", "--", "true"}},
+		{"--path", []string{"--path", "/lock\ue000", "--", "true"}},
 		{"--grace", []string{"--grace", "-1s", "--", "true"}},
 		{"--session-timeout", []string{"--session-timeout", "0s", "--", "true"}},
 		{"--policy", []string{"--policy", "sometimes", "--", "true"}},

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"zkspeaker/recoverable"
 )
 
 // DefaultBase is the znode under which keys live: key "colour" is the znode
@@ -49,27 +52,19 @@ func ValidateValue(value string) error {
 	return nil
 }
 
-// ValidatePath checks a base path: absolute, below the root, no empty, "."
-// or ".." component, no control character, and not under /zookeeper, which
-// the servers keep for themselves.
+// ValidatePath checks a base path: one ZooKeeper takes
+// (recoverable.ValidatePath), below the root, and not under /zookeeper,
+// which the servers keep for themselves.
 func ValidatePath(p string) error {
 	switch {
-	case !strings.HasPrefix(p, "/"):
-		return fmt.Errorf("%w: %q is not absolute (it must start with /)", ErrInvalidPath, p)
 	case p == "/":
 		return fmt.Errorf("%w: keys cannot live in the root itself; use a znode below it, such as %s", ErrInvalidPath, DefaultBase)
-	case strings.HasSuffix(p, "/"):
-		return fmt.Errorf("%w: %q ends in /", ErrInvalidPath, p)
 	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
 		return fmt.Errorf("%w: %q is under /zookeeper, which ZooKeeper reserves", ErrInvalidPath, p)
 	}
-	for _, part := range strings.Split(p[1:], "/") {
-		if part == "" || part == "." || part == ".." {
-			return fmt.Errorf("%w: %q has an empty, . or .. component", ErrInvalidPath, p)
-		}
-		if strings.ContainsFunc(part, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			return fmt.Errorf("%w: %q has a control character", ErrInvalidPath, p)
-		}
+	var perr *recoverable.PathError
+	if err := recoverable.ValidatePath(p); errors.As(err, &perr) {
+		return fmt.Errorf("%w: %q %s", ErrInvalidPath, p, perr.Problem)
 	}
 	return nil
 }

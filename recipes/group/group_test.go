@@ -1,6 +1,8 @@
 package group_test
 
 import (
+	"github.com/go-zookeeper/zk"
+
 	"errors"
 	"fmt"
 	"slices"
@@ -122,5 +124,23 @@ func TestJoinTakenByAnotherSession(t *testing.T) {
 	}
 	if st := first.Status(); st.State != group.StateMember {
 		t.Fatalf("the first duck is %v, want still a member", st.State)
+	}
+}
+
+// A group's znode that is ephemeral can have no children: ZooKeeper refuses
+// every member's create with NoChildrenForEphemerals, and always will.
+// Join says so at once instead of trying again for as long as it is wanted.
+func TestJoinUnderAnEphemeralZnodeFailsAtOnce(t *testing.T) {
+	t.Parallel()
+	needServer(t)
+	rz := connect(t, servers[0], session)
+	if _, err := rz.CreateEphemeral(bounded(t, 5*time.Second), groupName(t), nil, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := bounded(t, 10*time.Second)
+	start := time.Now()
+	_, err := newGroup(t, connect(t, servers[0], session)).Join(ctx, "duck")
+	if !errors.Is(err, zk.ErrNoChildrenForEphemerals) || ctx.Err() != nil {
+		t.Fatalf("Join under an ephemeral znode = %v after %v, want NoChildrenForEphemerals at once", err, time.Since(start))
 	}
 }

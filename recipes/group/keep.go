@@ -148,7 +148,8 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 
 // persist claims the znode, trying until it succeeds or meets a fault that a
 // retry cannot cure: the group is gone, the name is taken, the client is
-// closed, or ctx is done; and, on the first join, the group's ACL refuses
+// closed, the request is one ZooKeeper always refuses (a group that is an
+// ephemeral znode), or ctx is done; and, on the first join, the group's ACL refuses
 // our credentials (NoAuth), which no retry changes. A member refused later
 // keeps trying, as an election candidate does: the ACL may be changed back.
 // A session that expires under a create fails it with ErrSessionExpired,
@@ -160,7 +161,8 @@ func (m *Member) persist(ctx context.Context, first bool) (Status, <-chan zk.Eve
 		switch {
 		case err == nil:
 			return st, watch, nil
-		case errors.Is(err, ErrNoGroup), errors.Is(err, ErrMemberTaken), errors.Is(err, recoverable.ErrClosed), ctx.Err() != nil:
+		case errors.Is(err, ErrNoGroup), errors.Is(err, ErrMemberTaken), errors.Is(err, recoverable.ErrClosed), ctx.Err() != nil,
+			recoverable.IsPermanent(err):
 			return Status{}, nil, err
 		case first && errors.Is(err, zk.ErrNoAuth):
 			return Status{}, nil, err

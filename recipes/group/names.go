@@ -1,9 +1,11 @@
 package group
 
 import (
+	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"zkspeaker/recoverable"
 )
 
 // ParseName returns the znode path of the group called name. A group name is
@@ -54,26 +56,13 @@ func ValidateMember(name string) error {
 	return nil
 }
 
-// badComponent says what is wrong with one component of a path, or "". The
-// characters are those org.apache.zookeeper.common.PathUtils rejects; a
-// newline among them would also break `list`, one member a line.
+// badComponent says what is wrong with one component of a path, or "":
+// what ZooKeeper refuses (recoverable.ValidateName), which includes a
+// newline, that would also break `list`, one member a line.
 func badComponent(c string) string {
-	switch c {
-	case "":
-		return "has an empty component (//)"
-	case ".", "..":
-		return "has a . or .. component, which ZooKeeper does not allow"
-	}
-	if !utf8.ValidString(c) {
-		return "is not valid UTF-8"
-	}
-	for _, r := range c {
-		switch {
-		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
-			return "contains a control character"
-		case (r >= 0xd800 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xffff):
-			return fmt.Sprintf("contains %U, which ZooKeeper does not allow in a path", r)
-		}
+	var perr *recoverable.PathError
+	if err := recoverable.ValidateName(c); errors.As(err, &perr) {
+		return perr.Problem
 	}
 	return ""
 }

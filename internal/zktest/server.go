@@ -70,6 +70,7 @@ func (s *server) start() error {
 	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
 		"-Dzookeeper.fastleader.maxNotificationInterval=1000",
 		"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+		"-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
 		"-cp", s.dir+":"+s.inst.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))
 	cmd.Stdout, cmd.Stderr = logf, logf

@@ -81,7 +81,8 @@ lint: vet staticcheck shellcheck
 #   starve the processes they hold to bounds.
 # - Most tests wait (for a session to expire, a server, a process), so more
 #   run at once than there are cores: PARALLEL tests within a package,
-#   JOBS packages.
+#   JOBS packages. Three packages of eight tests kept both cores busy with
+#   dozens of processes waiting to run, and bounds broke.
 # - The soaks of internal/chaos run alone at the end: their random faults
 #   load the machine, and the fault tests hold real processes to bounds
 #   derived from the session timeout.
@@ -89,8 +90,8 @@ lint: vet staticcheck shellcheck
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testrun -report
 # DIR` prints the summary again.
-JOBS ?= 3
-PARALLEL ?= 8
+JOBS ?= 2
+PARALLEL ?= 6
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 compile-tests:

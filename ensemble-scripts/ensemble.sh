@@ -54,6 +54,14 @@ die() {
 }
 
 client_port() { echo $((BASE + $1 - 1)); }
+# port_of prints server $1's client port as its configuration says, so that
+# a shell with another ZK_BASE_PORT finds the servers that start wrote; the
+# port from ZK_BASE_PORT when there is no configuration yet.
+port_of() {
+	local p=""
+	if [ -f "$(server_dir "$1")/zoo.cfg" ]; then p=$(sed -n 's/^clientPort=//p' "$(server_dir "$1")/zoo.cfg"); fi
+	if [ -n "$p" ]; then echo "$p"; else client_port "$1"; fi
+}
 peer_port() { echo $((BASE + 1000 + $1 - 1)); }
 election_port() { echo $((BASE + 2000 + $1 - 1)); }
 server_dir() { echo "$DIR/zk$1"; }
@@ -136,7 +144,7 @@ srvr() {
 
 mode_of() {
 	local out
-	out=$(srvr "$(client_port "$1")")
+	out=$(srvr "$(port_of "$1")")
 	if [[ "$out" =~ Mode:\ ([a-z]+) ]]; then
 		echo "${BASH_REMATCH[1]}"
 	elif [ -n "$out" ]; then
@@ -149,7 +157,7 @@ mode_of() {
 servers() {
 	local n i out=""
 	n=$(count)
-	for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(client_port "$i")"; done
+	for ((i = 1; i <= n; i++)); do out+="${out:+,}127.0.0.1:$(port_of "$i")"; done
 	echo "$out"
 }
 
@@ -196,8 +204,8 @@ launch() {
 	if pid=$(pid_of "$1"); then
 		die "server $1 is already running (pid $pid)"
 	fi
-	if port_busy "$(client_port "$1")"; then
-		die "port $(client_port "$1") is already in use: stop what listens there, or set ZK_BASE_PORT"
+	if port_busy "$(port_of "$1")"; then
+		die "port $(port_of "$1") is already in use: stop what listens there, or set ZK_BASE_PORT"
 	fi
 	zk_find || exit 1
 	# The last two arguments are how running finds the server: keep them last.
@@ -327,7 +335,7 @@ status)
 		else
 			mode=$(mode_of "$i")
 		fi
-		printf '%-3s %-6s %-12s %s\n' "$i" "$(client_port "$i")" "$mode" "${pid:--}"
+		printf '%-3s %-6s %-12s %s\n' "$i" "$(port_of "$i")" "$mode" "${pid:--}"
 	done
 	;;
 kill)
@@ -376,7 +384,7 @@ cli)
 	id=${1:-1}
 	check_id "$id"
 	zk_find || exit 1
-	exec "$ZK_CLI" -server "127.0.0.1:$(client_port "$id")"
+	exec "$ZK_CLI" -server "127.0.0.1:$(port_of "$id")"
 	;;
 help | -h | --help)
 	usage

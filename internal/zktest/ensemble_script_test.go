@@ -305,3 +305,21 @@ watch:
 		}
 	}
 }
+
+// A shell whose ZK_BASE_PORT differs from the one the ensemble was started
+// with still finds its servers: status, servers and cli read the ports
+// from the ensemble's own configuration, as they read the pids.
+func TestEnsembleScriptReadsItsOwnPorts(t *testing.T) {
+	t.Parallel()
+	e := newEnsembleScript(t)
+	killLeftovers(t, e.dir)
+	e.must("start", "1")
+	other := &ensembleScript{t: t, dir: e.dir, base: e.base + 7}
+	if m := other.modes(); m["1"] != "standalone" {
+		t.Errorf("status with ZK_BASE_PORT=%d: %v, want server 1 standalone on its own port %d:\n%s", other.base, m, e.base, other.must("status"))
+	}
+	want := fmt.Sprintf("127.0.0.1:%d", e.base)
+	if got := strings.TrimSpace(other.must("servers")); got != want {
+		t.Errorf("servers with ZK_BASE_PORT=%d: %q, want %q", other.base, got, want)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
@@ -54,17 +52,10 @@ func runSpeaker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	go func() { // logs while ZooKeeper is out of reach
-		if rz.WaitConnected(ctx) == nil {
-			warnGranted(log, cfg.sessionTimeout, rz.SessionTimeout())
-		}
-	}()
-	go func() {
-		// Once, and at once, when nothing runs there at all.
-		if err := fourletter.CheckReachable(ctx, cfg.servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
-			log.Warn(err.Error())
-		}
-	}()
+	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.servers, func() {
+		warnGranted(log, cfg.sessionTimeout, rz.SessionTimeout())
+	})
+	defer stopSaying()
 
 	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
 	if err != nil {

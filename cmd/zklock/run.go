@@ -86,12 +86,13 @@ func runLock(c *cli.Context) error {
 		return err
 	}
 	defer rz.Close()
+	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.servers, nil)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log))
 	defer lk.Unlock()
 	log.Info("waiting for the lock", "path", s.path)
 	if err := lk.Lock(ctx); err != nil {
 		if ctx.Err() != nil {
-			return cli.Exit("interrupted while waiting for the lock", 130)
+			return cli.Exit("zklock: interrupted while waiting for the lock", 130)
 		}
 		return cmdline.ExplainNoAuth(err)
 	}

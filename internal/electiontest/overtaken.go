@@ -31,15 +31,15 @@ func FenceClosesTheWindow(t *testing.T, cluster *zktest.Cluster, at func(path st
 }
 
 // ConfirmOvertakenByDelete reproduces the window that at-most-one leaves
-// without a fence. Leader A talks to ZooKeeper through a proxy that delays
-// every reply by 300 ms. The moment the server has answered A's confirm (a
-// sync, then an exists), an operator deletes A's znode, and the replies
-// slow down to a second. Follower B is told
-// at once, leads, confirms and writes; A's "yes, you lead" arrives 300 ms
-// later, ahead of the notification of the delete on the same connection,
-// and A writes a line with its old epoch after B's first line. It returns
-// how many of A's lines follow B's first line in out.txt: with fence, the
-// speaker's default, there must be none.
+// without a fence. Leader A talks to ZooKeeper through a proxy. The moment
+// the server has answered A's confirm (a sync, then an exists), the proxy
+// holds that answer, an operator deletes A's znode, and the replies slow
+// down to a second. Follower B is told at once, leads, confirms and
+// writes; then A's "yes, you lead" is let through, ahead of the
+// notification of the delete on the same connection, and A writes a line
+// with its old epoch after B's first line. It returns how many of A's
+// lines follow B's first line in out.txt: with fence, the speaker's
+// default, there must be none.
 func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor NewMonitor, fence bool) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -77,8 +77,11 @@ func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor 
 	if err := operator.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	proxy.SetReplyLatency(300 * time.Millisecond)
-	answered := proxy.NotifyReply(zktest.OpExists) // the next exists is A's confirm
+	// The next exists is A's confirm. Its answer is held until B has
+	// written, whenever that is: a fixed delay was once too short for B on
+	// a loaded machine, and the test saw no window.
+	answered, release := proxy.HoldReply(zktest.OpExists)
+	defer release()
 	select {
 	case <-answered:
 	case <-ctx.Done():
@@ -96,8 +99,9 @@ func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor 
 	if err := b.Wait(ctx, 1); err != nil {
 		t.Fatalf("B never took over: %v", err)
 	}
-	// A's answer lands 300 ms after the server gave it, the notification a
-	// second after the delete: give A time to act on the first.
+	// A's answer lands now, the notification a second after the delete:
+	// give A time to act on the first.
+	release()
 	time.Sleep(time.Second)
 	a.Close()
 	b.Close()

@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"encoding/binary"
 	"net"
+	"sync"
 	"time"
 )
 
@@ -32,6 +33,40 @@ func (p *Proxy) NotifyReply(op int32) <-chan struct{} {
 	defer p.mu.Unlock()
 	p.replyOp, p.replyFired = op, make(chan struct{})
 	return p.replyFired
+}
+
+// HoldReply is NotifyReply that also holds the answer: from the moment
+// the answer to the next request with opcode op reaches the proxy, that
+// answer and every frame from the server after it wait until release (and
+// their reply latency, too). A window that the answer's timing alone would
+// open only sometimes, as on a loaded machine, is then opened every time.
+// release is safe to call more than once.
+func (p *Proxy) HoldReply(op int32) (answered <-chan struct{}, release func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.replyOp, p.replyFired, p.holdArmed = op, make(chan struct{}), gate
+	return p.replyFired, func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.holding == gate {
+				p.holding = nil
+			}
+			if p.holdArmed == gate {
+				p.holdArmed = nil
+			}
+			close(gate)
+		})
+	}
+}
+
+// gate returns the gate that frames from the server wait at now, or nil.
+func (p *Proxy) gate() chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.holding
 }
 
 // replyLatency returns the latency now in force.
@@ -67,8 +102,23 @@ func (l *link) noteReply(payload []byte) {
 		if w == xid && l.p.replyFired != nil {
 			close(l.p.replyFired)
 			l.p.replyFired, l.watched = nil, nil
+			l.p.holding, l.p.holdArmed = l.p.holdArmed, nil // HoldReply's gate closes here
 			return
 		}
+	}
+}
+
+// hold waits until gate is open (nil is), or the link ends; it reports
+// false if the link ended.
+func (l *link) hold(gate chan struct{}) bool {
+	if gate == nil {
+		return true
+	}
+	select {
+	case <-gate:
+		return true
+	case <-l.done:
+		return false
 	}
 }
 
@@ -92,8 +142,9 @@ func (l *link) delay(due time.Time) bool {
 // chunk is what one read from a socket returned, and when it may go on:
 // when it arrived, plus the reply latency in force then.
 type chunk struct {
-	b  []byte // nil at the end of the stream
-	at time.Time
+	b    []byte // nil at the end of the stream
+	at   time.Time
+	gate chan struct{} // HoldReply's: wait until it is closed; nil for none
 }
 
 // read reads src on a goroutine of its own and stamps each read with the
@@ -134,7 +185,7 @@ func (l *link) read(src net.Conn, onArrive func(body []byte)) <-chan chunk {
 			}
 			if n > 0 {
 				select {
-				case out <- chunk{b: buf[:n], at: at}:
+				case out <- chunk{b: buf[:n], at: at, gate: l.p.gate()}: // after onArrive: it may close the gate
 				case <-l.done:
 					return
 				}

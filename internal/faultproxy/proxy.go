@@ -33,6 +33,8 @@ type Proxy struct {
 	latency    time.Duration // added to every frame from the server
 	replyOp    int32         // NotifyReply's opcode
 	replyFired chan struct{} // closed when the answer to a replyOp request passes; nil when unarmed
+	holdArmed  chan struct{} // HoldReply's gate, until its answer arrives
+	holding    chan struct{} // the gate every frame from the server waits at, once it has; nil when open
 
 	wg sync.WaitGroup
 }
@@ -311,7 +313,7 @@ func (l *link) pipe(src, dst net.Conn, fromClient bool) {
 				}
 				continue
 			}
-			if !l.delay(due) {
+			if !l.delay(due) || !l.hold(c.gate) {
 				return
 			}
 			l.mu.Lock()

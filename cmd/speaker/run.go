@@ -52,9 +52,7 @@ func runSpeaker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.servers, func() {
-		warnGranted(log, cfg.sessionTimeout, rz.SessionTimeout())
-	})
+	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.servers, cfg.sessionTimeout)
 	defer stopSaying()
 
 	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
@@ -112,19 +110,3 @@ func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverab
 // znode and closing its session: far longer than a failover takes on one
 // machine, short enough that nobody waits for the exit.
 const sessionCloseDelay = 100 * time.Millisecond
-
-// warnGranted says so when the server did not grant the session timeout we
-// asked for. It grants no less than its minSessionTimeout and no more than
-// its maxSessionTimeout (2 and 20 ticks unless configured), so a value it
-// changed is that bound. Every failover time counts from what it granted.
-func warnGranted(log *slog.Logger, asked, granted time.Duration) {
-	asked = asked.Truncate(time.Millisecond) // what goes on the wire
-	switch {
-	case granted > asked:
-		log.Warn("the server raised our session timeout to the shortest it allows",
-			"asked", asked, "granted", granted, "minSessionTimeout", granted)
-	case granted < asked:
-		log.Warn("the server lowered our session timeout to the longest it allows",
-			"asked", asked, "granted", granted, "maxSessionTimeout", granted)
-	}
-}

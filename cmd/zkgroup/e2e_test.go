@@ -123,3 +123,18 @@ func without(list []string, x string) []string {
 	}
 	return out
 }
+
+// The server grants 2 to 20 ticks whatever a client asks; a command whose
+// session timeout was changed says so, as the speaker does, with both
+// values: the docs' bounds count from the granted one.
+func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	needServer(t)
+	rz := admin(t)
+	t.Cleanup(func() { removeAll(rz, "/t-granted") })
+	out, errOut, code := run(t, "create", "-s", servers[0], "--session-timeout", "100ms", "t-granted")
+	want := `level=WARN msg="the server raised our session timeout to the shortest it allows" asked=100ms granted=400ms`
+	if code != 0 || out != "created /t-granted\n" || !strings.Contains(errOut, want) {
+		t.Fatalf("create with --session-timeout 100ms: status %d, stdout %q, stderr %q; want 0, created, and a warning with %s", code, out, errOut, want)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/group"
 	"zkspeaker/recoverable"
@@ -36,6 +37,7 @@ func session(ctx context.Context, cfg config) (*recoverable.RecoverableZookeeper
 		}
 		return nil, nil, err
 	}
+	cmdline.WarnGranted(cfg.log, cfg.sessionTimeout, rz.SessionTimeout())
 	g, err := group.New(rz, cfg.name, groupOpts...)
 	if err != nil {
 		rz.Close()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/ensemble"
+	"zkspeaker/internal/zktest"
 )
 
 // With no ZooKeeper at the address, zklock waits for the lock as a
@@ -41,5 +42,20 @@ func TestNoZooKeeperIsSaidWhileWaiting(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
 	if last := lines[len(lines)-1]; last != "zklock: interrupted while waiting for the lock" {
 		t.Fatalf("last line %q, want zklock's own", last)
+	}
+}
+
+// As the speaker does, zklock warns when the server changed the session
+// timeout it asked for: the watchdog's deadline counts from the granted one.
+func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Start(t, 1)
+	p := zktest.Run(t, zklockBin(t), "--servers", cluster.ConnString(), "--session-timeout", "100ms", "--", "true")
+	if code := wait(t, p, 15*time.Second); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, p.Stderr())
+	}
+	want := `level=WARN msg="the server raised our session timeout to the shortest it allows"`
+	if !strings.Contains(p.Stderr(), want) || !strings.Contains(p.Stderr(), "asked=100ms granted=400ms") {
+		t.Fatalf("stderr, want a warning with asked=100ms granted=400ms:\n%s", p.Stderr())
 	}
 }

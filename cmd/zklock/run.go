@@ -86,7 +86,7 @@ func runLock(c *cli.Context) error {
 		return err
 	}
 	defer rz.Close()
-	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.servers, nil)() // before rz.Close
+	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.servers, s.session)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log))
 	defer lk.Unlock()
 	log.Info("waiting for the lock", "path", s.path)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
@@ -15,16 +16,16 @@ import (
 // silence, so a mistyped address would look like a long queue. Once, and
 // at once, it warns when nothing answers at any server, with how to start
 // one; then it logs "waiting for ZooKeeper" less and less often until the
-// first session, and calls connected (if not nil) then. stop ends both
-// goroutines and waits for them.
-func SayWhileUnreachable(ctx context.Context, log *slog.Logger, rz *recoverable.RecoverableZookeeper, servers []string, connected func()) (stop func()) {
+// first session, and then warns if the server changed the session timeout
+// asked for (WarnGranted). stop ends both goroutines and waits for them.
+func SayWhileUnreachable(ctx context.Context, log *slog.Logger, rz *recoverable.RecoverableZookeeper, servers []string, asked time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		if rz.WaitConnected(ctx) == nil && connected != nil {
-			connected()
+		if rz.WaitConnected(ctx) == nil {
+			WarnGranted(log, asked, rz.SessionTimeout())
 		}
 	}()
 	go func() {
@@ -36,5 +37,21 @@ func SayWhileUnreachable(ctx context.Context, log *slog.Logger, rz *recoverable.
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// WarnGranted warns when the server granted another session timeout than
+// asked: it grants 2 to 20 ticks, whatever the client asks, and every bound
+// in the docs counts from the granted one, so a silent change would make
+// them wrong without a word.
+func WarnGranted(log *slog.Logger, asked, granted time.Duration) {
+	asked = asked.Truncate(time.Millisecond) // what goes on the wire
+	switch {
+	case granted > asked:
+		log.Warn("the server raised our session timeout to the shortest it allows",
+			"asked", asked, "granted", granted, "minSessionTimeout", granted)
+	case granted < asked:
+		log.Warn("the server lowered our session timeout to the longest it allows",
+			"asked", asked, "granted", granted, "maxSessionTimeout", granted)
 	}
 }

@@ -38,3 +38,29 @@ func TestScriptsIsFoundFromTheRepository(t *testing.T) {
 		t.Fatalf("Scripts() = %s, which has no zk-env.sh: %v", dir, err)
 	}
 }
+
+// The kernel hands out ports from 32768 up to clients' outgoing
+// connections, and the tests make thousands: a server port there can be
+// taken between FreeBase's check and the server's bind. Parallel tests of
+// one binary must not get overlapping layouts either.
+func TestFreeBaseStaysBelowTheEphemeralPortsAndNeverRepeats(t *testing.T) {
+	taken := map[int]bool{}
+	for i := 0; i < 200; i++ {
+		base, err := FreeBase(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range []int{0, PeerOffset, ElectionOffset} {
+			for j := 0; j < 3; j++ {
+				p := base + off + j
+				if p >= 32768 {
+					t.Fatalf("FreeBase(3) = %d: port %d is in the kernel's ephemeral range", base, p)
+				}
+				if taken[p] {
+					t.Fatalf("FreeBase(3) = %d: port %d was handed out before", base, p)
+				}
+				taken[p] = true
+			}
+		}
+	}
+}

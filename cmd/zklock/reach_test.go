@@ -18,9 +18,7 @@ import (
 // the wait with one line of its own, under its name.
 func TestNoZooKeeperIsSaidWhileWaiting(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("testing.Short() is set: -short runs unit tests only, and this one runs zklock")
-	}
+	zktest.SkipShort(t) // -short is the unit-only mode
 	base, err := ensemble.FreeBase(1)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 // ZooKeeper's request opcodes that the tests trap on.
 const (
+	OpDelete int32 = 2
 	OpExists int32 = 3
 	OpMulti  int32 = 14
 	OpSync   int32 = 9

@@ -50,11 +50,8 @@ func TestCutWithinSessionStaysMember(t *testing.T) {
 // session and the Member joins again on it. One znode, the new session's.
 func TestExpiryRejoinsOnNewSession(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	admin := connect(t, servers[0], session)
-	g := created(t, admin)
-	proxy := zktest.NewProxy(t, servers[0])
-	m := join(t, newGroup(t, connect(t, proxy.Addr(), session)), "duck")
+	admin, g, proxy, rz := proxied(t, session)
+	m := join(t, newGroup(t, rz), "duck")
 	before := stat(t, admin, m.Path())
 
 	proxy.Cut()
@@ -86,11 +83,7 @@ func TestExpiryRejoinsOnNewSession(t *testing.T) {
 // "already a member".
 func TestLostCreateReplyLeavesOneMember(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	admin := connect(t, servers[0], session)
-	g := created(t, admin)
-	proxy := zktest.NewProxy(t, servers[0])
-	rz := connect(t, proxy.Addr(), 4*time.Second)
+	admin, g, proxy, rz := proxied(t, 4*time.Second)
 	proxy.ResetAfterCreate(g.Path() + "/")
 	m := join(t, newGroup(t, rz), "duck")
 	select {
@@ -112,11 +105,7 @@ func TestLostCreateReplyLeavesOneMember(t *testing.T) {
 // on, on the new session, and leaves one member, the new session's.
 func TestLostCreateReplyThenExpiry(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	admin := connect(t, servers[0], session)
-	g := created(t, admin)
-	proxy := zktest.NewProxy(t, servers[0])
-	rz := connect(t, proxy.Addr(), session)
+	admin, g, proxy, rz := proxied(t, session)
 	old := rz.SessionID()
 	proxy.RefuseAfterCreate(g.Path() + "/")
 	mine := newGroup(t, rz)

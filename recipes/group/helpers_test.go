@@ -134,3 +134,30 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// waitExpired returns a function that waits until the server has expired
+// rz's session as it is now: it makes an ephemeral znode on that session,
+// and the server deletes it with the session.
+func waitExpired(t *testing.T, admin, rz *recoverable.RecoverableZookeeper) func() {
+	t.Helper()
+	marker := "/t-" + strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()) + "-session"
+	if _, err := rz.CreateEphemeral(bounded(t, 5*time.Second), marker, nil, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		eventually(t, 3*session, "the server expires the session", func() bool { return stat(t, admin, marker) == nil })
+	}
+}
+
+// proxied sets up a fault test: an admin session straight to the server,
+// the test's group made through it, and a session with the given timeout
+// whose every byte goes through a fault proxy.
+func proxied(t *testing.T, timeout time.Duration) (admin *recoverable.RecoverableZookeeper, g *group.Group, proxy *zktest.Proxy, rz *recoverable.RecoverableZookeeper) {
+	t.Helper()
+	needServer(t)
+	admin = connect(t, servers[0], session)
+	g = created(t, admin)
+	proxy = zktest.NewProxy(t, servers[0])
+	return admin, g, proxy, connect(t, proxy.Addr(), timeout)
+}

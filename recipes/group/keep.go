@@ -89,6 +89,11 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 				}
 				return
 			}
+			if ev.State != recoverable.StateConnected && ev.SessionID != held.Session {
+				// About a session we no longer hold: a rejoin that
+				// outlived it left its events queued behind it.
+				continue
+			}
 			switch ev.State {
 			case recoverable.StateDisconnected:
 				if held.State == StateMember {

@@ -163,19 +163,34 @@ func (m *Member) Leave(ctx context.Context) error {
 	return m.leaveErr
 }
 
-// remove deletes the member's znode if it is ours.
+// remove deletes the member's znode if it is ours. It waits first for any
+// create that keep gave up on when Leave stopped it (recoverable.Settle):
+// our session's requests are served in order, so the exists that follows
+// sees that create's znode, which would otherwise appear after Leave
+// returned and stay, a member nobody wants, for as long as the session
+// lives. The delete is DeleteOwn: a member znode is always at version 0,
+// so only the session tells ours from another process's of the same name,
+// and a delete retried on a new session would remove theirs.
 func (m *Member) remove(ctx context.Context) error {
-	ok, st, err := m.g.rz.Exists(ctx, m.path)
+	rz := m.g.rz
+	if err := rz.Settle(ctx); err != nil {
+		if errors.Is(err, recoverable.ErrClosed) {
+			return nil // closing the session removed it
+		}
+		return fmt.Errorf("group: leave %s: %w", m.path, err)
+	}
+	session := rz.SessionID()
+	ok, st, err := rz.Exists(ctx, m.path)
 	if errors.Is(err, recoverable.ErrClosed) {
-		return nil // closing the session removed it
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("group: leave %s: %w", m.path, err)
 	}
-	if !ok || st.EphemeralOwner != m.g.rz.SessionID() {
+	if !ok || st.EphemeralOwner != session || session != rz.SessionID() {
 		return nil // not ours (any more): nothing of ours to delete
 	}
-	if err := m.g.rz.Delete(ctx, m.path, st.Version); err != nil && !errors.Is(err, zk.ErrNoNode) {
+	if err := rz.DeleteOwn(ctx, m.path, st.Version, session); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("group: leave %s: %w", m.path, err)
 	}
 	return nil

@@ -94,8 +94,12 @@ func (w *Watcher) run(ctx context.Context) {
 	var last []string
 	first := true
 	wait := 100 * time.Millisecond
+	var lastRead int64 // the session of the last reading
 	for {
 		read := rz.SessionID()
+		if !first && read != lastRead {
+			w.sync(ctx, read)
+		}
 		members, watch, err := rz.ChildrenW(ctx, w.g.path)
 		switch {
 		case err == nil:
@@ -128,10 +132,24 @@ func (w *Watcher) run(ctx context.Context) {
 				return
 			}
 		}
-		last, first = members, false
+		last, first, lastRead = members, false, read
 		if !w.await(ctx, sessions, watch, read) {
 			return
 		}
+	}
+}
+
+// sync makes the server of a new session catch up with the leader before
+// the Watcher reads there: go-zookeeper forgets the last zxid it saw when a
+// session expires, so the new session may land on a follower behind what
+// the Watcher already reported, and the diff would then report a member
+// who left as joined again. A failed sync is not fatal: the read that
+// follows meets the same fault and is retried.
+func (w *Watcher) sync(ctx context.Context, session int64) {
+	w.g.log.Info("new session: making its server catch up before reading the group again",
+		"group", w.g.path, "session", fmt.Sprintf("0x%x", session))
+	if err := w.g.rz.Sync(ctx, w.g.path); err != nil {
+		w.g.log.Debug("sync before the read failed", "group", w.g.path, "error", err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/zktest"
 	"zkspeaker/recipes/group"
 )
 
@@ -18,11 +17,7 @@ import (
 // the group again on the new session; and the group's deletion ends it.
 func TestWatchFollowsTheGroup(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	admin := connect(t, servers[0], session)
-	g := created(t, admin)
-	proxy := zktest.NewProxy(t, servers[0])
-	wrz := connect(t, proxy.Addr(), session)
+	admin, g, proxy, wrz := proxied(t, session)
 	w := newGroup(t, wrz).Watch()
 	t.Cleanup(w.Close)
 	next := func(what string, want func(group.Change) bool) group.Change {

@@ -107,9 +107,11 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 			r.Action = Unchanged
 			return r, nil
 		}
-		want := st
-		want.Next, want.Limit = reserved, reserved
-		_, err = rz.Multi(ctx, st.setOps(path, stat.Version, want.written(newToken()))...)
+		// A new incarnation here too: a partial loss can roll the znode
+		// back to an older state of the same incarnation, and a worker
+		// whose cached version equals the raised one would otherwise write
+		// its pre-loss state, far below the reservation, over it.
+		_, err = rz.Multi(ctx, st.renewOps(path, stat.Version, at.written(newToken()), acl)...)
 		if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) {
 			continue // a worker or a leader wrote meanwhile, or it was made anew: decide again
 		}

@@ -81,6 +81,17 @@ func (s state) setOps(path string, ver int32, want state) []any {
 	}
 }
 
+// renewOps is setOps that also moves the sequence to want's incarnation:
+// the old marker goes and want's comes, in the same multi, so that no
+// state of the old incarnation, cached anywhere, can be written again.
+func (s state) renewOps(path string, ver int32, want state, acl []zk.ACL) []any {
+	return []any{
+		&zk.DeleteRequest{Path: s.marker(path), Version: -1},
+		&zk.SetDataRequest{Path: path, Data: want.encode(), Version: ver},
+		&zk.CreateRequest{Path: want.marker(path), Acl: acl},
+	}
+}
+
 func (s state) encode() []byte {
 	data, err := json.Marshal(s)
 	if err != nil {

@@ -253,6 +253,14 @@ func (c *Candidate) watchOwn(ctx context.Context, watch func(context.Context) (<
 // apply acts on a Recipe's decision.
 func (c *Candidate) apply(d Decision) {
 	prev := c.State()
+	if d.Leader && (prev == StateActive || prev == StatePaused) && d.Node != c.Node() {
+		// Our znode went (deleted by hand before our watch on it was set)
+		// and we lead again on a new one: a new term, with a new epoch.
+		// The listener must hear the old one end (a lock holder learns it
+		// lost the lock) before the new one starts.
+		c.deactivate("our znode was replaced: leading again on a new one")
+		prev = StateInactive
+	}
 	switch {
 	case d.Leader && prev == StatePaused:
 		c.set(StateActive, d.Node)

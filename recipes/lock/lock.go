@@ -40,6 +40,9 @@ type Lock struct {
 	h       *holder
 	epoch   int64
 	started bool
+	// The connection guard's goroutine (at-most-one only): see guard.
+	stopGuard context.CancelFunc
+	guardDone chan struct{}
 }
 
 // New returns a Lock on the lock znode path (created if missing), on the
@@ -91,6 +94,9 @@ func (l *Lock) Lock(ctx context.Context) error {
 		}
 		l.mu.Lock()
 		l.epoch = epoch
+		if a.confirm != nil {
+			l.startGuard()
+		}
 		l.mu.Unlock()
 		close(h.acted)
 		return nil
@@ -139,9 +145,13 @@ func (l *Lock) Epoch() int64 {
 // It is safe to call more than once, and on a lost lock.
 func (l *Lock) Unlock() {
 	l.mu.Lock()
-	mon := l.mon
+	mon, stopGuard, guardDone := l.mon, l.stopGuard, l.guardDone
 	l.mu.Unlock()
 	if mon != nil {
 		mon.Close()
+	}
+	if stopGuard != nil {
+		stopGuard()
+		<-guardDone
 	}
 }

@@ -1,0 +1,49 @@
+package lock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/faultproxy"
+	"zkspeaker/internal/zktest"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
+)
+
+// Under at-most-one a holder that loses its connection can no longer prove
+// it holds the lock, so Lost closes at once, whatever the election engine
+// is busy with: here its watch on its own znode, whose answer the proxy
+// holds, and which then retries against refused connections until the
+// session may have expired. zklock's watchdog stops CMD at about nine
+// tenths of the session; Lost must come long before, so that CMD gets its
+// SIGTERM and its grace.
+func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	const session = 4 * time.Second
+	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", nodemonitor.WithLogger(zktest.Logger(t)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	watching, release := proxy.HoldReply(faultproxy.OpGetData)
+	defer release()
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	select {
+	case <-watching: // the engine now waits for its own watch's answer
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder never set its watch on its own znode")
+	}
+	reset := time.Now()
+	proxy.Reset()
+	defer proxy.Restore()
+	select {
+	case <-l.Lost():
+		t.Logf("lost %v after the reset", time.Since(reset).Round(time.Millisecond))
+	case <-time.After(session / 4):
+		t.Fatalf("Lost still open %v after the connection was reset (session %v)", session/4, session)
+	}
+}

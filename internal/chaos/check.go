@@ -117,7 +117,7 @@ func Check(in Input) (Report, error) {
 		r.EpochDrops = epochDrops(lines)
 	}
 	for _, e := range in.Exits {
-		if e.Status != 0 || e.Took > ExitLimit {
+		if e.Bad() {
 			r.BadExits = append(r.BadExits, e)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -24,7 +25,7 @@ func TestCleanHandoversPass(t *testing.T) {
 		fault(Term, "s2", 12050*time.Millisecond, 13*time.Second, true),
 		fault(StopShort, "s1", 14*time.Second, 15*time.Second, false),
 		fault(HoleShort, "s3", 19950*time.Millisecond, 19990*time.Millisecond, true))
-	in.Exits = []Exit{{"s2", 0, 50 * time.Millisecond}, {"s1", 0, 20 * time.Millisecond}, {"s2", 0, 5 * time.Second}, {"s3", 0, time.Millisecond}}
+	in.Exits = []Exit{{Name: "s2", Took: 50 * time.Millisecond}, {Name: "s1", Took: 20 * time.Millisecond}, {Name: "s2", Took: 5 * time.Second}, {Name: "s3", Took: time.Millisecond}}
 	r := check(t, in)
 	failures(t, r)
 	if r.Lines != 173 || !slices.Equal(r.Writers, []string{"s1", "s2", "s3"}) || r.Terms != 3 {
@@ -130,14 +131,16 @@ func TestLeakFails(t *testing.T) {
 
 func TestBadExitFails(t *testing.T) {
 	in := input((&outFile{}).speak("s1", 1, 10, 0, 10), time.Second)
-	in.Exits = []Exit{{"s1", 0, ExitLimit}, {"s2", 0, ExitLimit + time.Nanosecond}, {"s3", 1, 10 * time.Millisecond}, {"s4", -1, ExitLimit}}
+	in.Exits = []Exit{{Name: "s1", Took: ExitLimit}, {Name: "s2", Took: ExitLimit + time.Nanosecond}, {Name: "s3", Status: 1, Took: 10 * time.Millisecond},
+		{Name: "s4", Killed: true, Took: ExitLimit}, {Name: "s5", Status: -1, Signal: syscall.SIGTERM, Took: 5 * time.Millisecond}}
 	r := check(t, in)
 	failures(t, r, "bad exits")
 	if want := in.Exits[1:]; !slices.Equal(r.BadExits, want) {
 		t.Errorf("bad exits = %+v, want %+v", r.BadExits, want)
 	}
 	text := written(r)
-	for _, l := range []string{"  s3 exited with status 1 after 10ms (want 0 within 5s)\n", "  s4 did not exit within 5s and was killed\n", "FAIL: bad exits\n"} {
+	for _, l := range []string{"  s3 exited with status 1 after 10ms (want 0 within 5s)\n", "  s4 did not exit within 5s and was killed\n",
+		"  s5 was ended by SIGTERM after 5ms, without exiting on its own (no handler for it yet?)\n", "FAIL: bad exits\n"} {
 		if !strings.Contains(text, l) {
 			t.Errorf("no %q in report:\n%s", l, text)
 		}

@@ -6,6 +6,7 @@ package chaos
 
 import (
 	"fmt"
+	"syscall"
 	"time"
 )
 
@@ -99,8 +100,44 @@ type Fault struct {
 // must be status 0 within ExitLimit.
 type Exit struct {
 	Name   string
-	Status int // the exit status; -1 when it did not exit in time and was killed
+	Status int            // the exit status, when it exited on its own
+	Signal syscall.Signal // the signal that ended it, 0 when it exited on its own
+	Killed bool           // it did not exit within the limit, and the soak killed it
 	Took   time.Duration
+}
+
+// Bad reports whether the exit was not a graceful one.
+func (e Exit) Bad() bool {
+	return e.Killed || e.Signal != 0 || e.Status != 0 || e.Took > ExitLimit
+}
+
+// describe says in words how the process ended.
+func (e Exit) describe() string {
+	took := e.Took.Round(time.Millisecond)
+	switch {
+	case e.Killed:
+		return fmt.Sprintf("did not exit within %s and was killed", took)
+	case e.Signal != 0:
+		return fmt.Sprintf("was ended by %s after %s, without exiting on its own (no handler for it yet?)", signalName(e.Signal), took)
+	default:
+		return fmt.Sprintf("exited with status %d after %s (want 0 within %s)", e.Status, took, ExitLimit)
+	}
+}
+
+// signalName is a signal as `kill -l` names it: SIGTERM.
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	default:
+		return fmt.Sprintf("signal %d (%s)", int(sig), sig)
+	}
 }
 
 // ExitLimit is how long a speaker may take to exit after SIGTERM.

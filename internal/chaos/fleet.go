@@ -24,10 +24,11 @@ type speakerProc struct {
 	cfg     *Config
 	proxies []*faultproxy.Proxy
 
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{} // closed when cmd has been waited for
-	status int
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when cmd has been waited for
+	status  int
+	endedBy syscall.Signal // what ended it, if a signal did
 }
 
 func newSpeakerProc(cfg *Config, name string, servers []string) (*speakerProc, error) {
@@ -43,20 +44,64 @@ func newSpeakerProc(cfg *Config, name string, servers []string) (*speakerProc, e
 	return s, nil
 }
 
-// start runs the speaker, its log appended to logs/<name>.log.
+// start runs the speaker, its log appended to logs/<name>.log, and returns
+// once the speaker has said it started: by then it handles SIGTERM. A fault
+// may pick the speaker the moment start returns, and a SIGTERM that came
+// before the handler would kill it outright, which would read as a bad exit.
 func (s *speakerProc) start() error {
+	logPath := filepath.Join(s.cfg.Dir, "logs", s.name+".log")
+	var from int64
+	if st, err := os.Stat(logPath); err == nil {
+		from = st.Size() // the log of its earlier lives
+	}
+	exited, err := s.launch(logPath)
+	if err != nil {
+		return err
+	}
+	return s.awaitStarted(logPath, from, exited)
+}
+
+// startedLine is what the speaker logs once it handles its signals.
+const startedLine = `msg="speaker started"`
+
+// startLimit bounds the wait for a speaker to say it started.
+const startLimit = 20 * time.Second
+
+// awaitStarted waits until the log, past offset from, says the speaker
+// started, or the process ended (the soak reports how), or startLimit.
+func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan struct{}) error {
+	deadline := time.Now().Add(startLimit)
+	for {
+		if data, err := os.ReadFile(logPath); err == nil && int64(len(data)) > from &&
+			strings.Contains(string(data[from:]), startedLine) {
+			return nil
+		}
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("chaos: %s did not say it started within %v", s.name, startLimit)
+		}
+	}
+}
+
+// launch starts the speaker's process and returns the channel closed when
+// it has ended.
+func (s *speakerProc) launch(logPath string) (<-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cmd != nil {
-		return fmt.Errorf("chaos: %s is running already", s.name)
+		return nil, fmt.Errorf("chaos: %s is running already", s.name)
 	}
 	var addrs []string
 	for _, p := range s.proxies {
 		addrs = append(addrs, p.Addr())
 	}
-	log, err := os.OpenFile(filepath.Join(s.cfg.Dir, "logs", s.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd := exec.Command(s.cfg.Speaker, "--servers", strings.Join(addrs, ","), "--name", s.name,
 		"--out", filepath.Join(s.cfg.Dir, "out.txt"), "--interval", s.cfg.Interval.String(),
@@ -67,24 +112,27 @@ func (s *speakerProc) start() error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		log.Close()
-		return fmt.Errorf("chaos: start %s: %w", s.name, err)
+		return nil, fmt.Errorf("chaos: start %s: %w", s.name, err)
 	}
 	exited := make(chan struct{})
 	go func() {
 		err := cmd.Wait()
 		log.Close()
-		status := 0
+		status, sig := 0, syscall.Signal(0)
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			status = ee.ExitCode() // -1 when a signal ended it
+			status = ee.ExitCode()
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				sig = ws.Signal()
+			}
 		}
 		s.mu.Lock()
-		s.status = status
+		s.status, s.endedBy = status, sig
 		s.mu.Unlock()
 		close(exited)
 	}()
 	s.cmd, s.exited = cmd, exited
-	return nil
+	return exited, nil
 }
 
 // signal sends sig to the running process, if any.
@@ -114,12 +162,12 @@ func (s *speakerProc) stop(sig syscall.Signal, limit time.Duration) Exit {
 	select {
 	case <-exited:
 		s.mu.Lock()
-		out.Status = s.status
+		out.Status, out.Signal = s.status, s.endedBy
 		s.mu.Unlock()
 	case <-time.After(limit):
 		_ = cmd.Process.Kill()
 		<-exited
-		out.Status = -1
+		out.Killed = true
 	}
 	out.Took = time.Since(start)
 	s.mu.Lock()

@@ -51,11 +51,7 @@ func (r Report) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "bad exits: %s\n", count(len(r.BadExits)))
 	for _, e := range r.BadExits {
-		if e.Status == -1 {
-			fmt.Fprintf(w, "  %s did not exit within %s and was killed\n", e.Name, e.Took.Round(time.Millisecond))
-			continue
-		}
-		fmt.Fprintf(w, "  %s exited with status %d after %s (want 0 within %s)\n", e.Name, e.Status, e.Took.Round(time.Millisecond), ExitLimit)
+		fmt.Fprintf(w, "  %s %s\n", e.Name, e.describe())
 	}
 
 	if f := r.Failures(); len(f) > 0 {

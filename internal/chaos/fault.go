@@ -118,25 +118,9 @@ func (e Exit) describe() string {
 	case e.Killed:
 		return fmt.Sprintf("did not exit within %s and was killed", took)
 	case e.Signal != 0:
-		return fmt.Sprintf("was ended by %s after %s, without exiting on its own (no handler for it yet?)", signalName(e.Signal), took)
+		return fmt.Sprintf("was ended by signal %d (%v) after %s, without exiting on its own (no handler for it yet?)", int(e.Signal), e.Signal, took)
 	default:
 		return fmt.Sprintf("exited with status %d after %s (want 0 within %s)", e.Status, took, ExitLimit)
-	}
-}
-
-// signalName is a signal as `kill -l` names it: SIGTERM.
-func signalName(sig syscall.Signal) string {
-	switch sig {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	default:
-		return fmt.Sprintf("signal %d (%s)", int(sig), sig)
 	}
 }
 

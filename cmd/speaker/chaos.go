@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,9 +23,10 @@ func chaosCommand() *cli.Command {
 		Name:  "chaos",
 		Usage: "a seeded soak: speakers on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check of out.txt",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), " or ") + " (zklock contenders, each running a critical section that writes lines)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
-			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "speaker processes, 2 to 9"},
+			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (zklock contenders)"},
 			electionFlag(),
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one or at-least-one"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},
@@ -38,7 +40,7 @@ func chaosCommand() *cli.Command {
 }
 
 func parseChaos(c *cli.Context) (chaos.Config, error) {
-	cfg := chaos.Config{Seed: c.Int64("seed"), Speakers: c.Int("speakers"), Election: c.String("election"),
+	cfg := chaos.Config{Recipe: c.String("recipe"), Seed: c.Int64("seed"), Speakers: c.Int("speakers"), Election: c.String("election"),
 		Policy: c.String("policy"), Fence: c.Bool("fence"), Servers: c.Int("servers"), Dir: c.String("dir")}
 	var err error
 	if cfg.Duration, err = positiveDuration(c, "duration"); err != nil {
@@ -90,8 +92,7 @@ func runChaos(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg.Progress = os.Stderr
-	fmt.Fprintf(os.Stderr, "chaos: seed %d, %v, %d speakers, %s, %s, fence %v, %d server(s); files in %s\n",
-		cfg.Seed, cfg.Duration, cfg.Speakers, cfg.Election, cfg.Policy, cfg.Fence, cfg.Servers, cfg.Dir)
+	fmt.Fprintf(os.Stderr, "%s; files in %s\n", cfg, cfg.Dir)
 	rep, err := chaos.Run(ctx, cfg)
 	if errors.Is(err, chaos.ErrConfig) {
 		return cmdline.Usage("%s", err)
@@ -105,4 +106,35 @@ func runChaos(c *cli.Context) error {
 		return cli.Exit("", 1)
 	}
 	return nil
+}
+
+// chaosWorkCommand is the CMD of a lock soak's zklock contenders (see
+// chaos.Work); hidden, as only the soak runs it.
+func chaosWorkCommand() *cli.Command {
+	return &cli.Command{
+		Name:   "chaos-work",
+		Usage:  "a lock soak's critical section: a line every interval for a while (run by zklock)",
+		Hidden: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "name", Required: true},
+			&cli.StringFlag{Name: "out", Required: true},
+			&cli.StringFlag{Name: "interval", Value: "200ms"},
+			&cli.StringFlag{Name: "for", Value: "1s"},
+		},
+		Action: func(c *cli.Context) error {
+			interval, err := positiveDuration(c, "interval")
+			if err != nil {
+				return err
+			}
+			hold, err := positiveDuration(c, "for")
+			if err != nil {
+				return err
+			}
+			epoch, _ := strconv.ParseInt(os.Getenv("ZKLOCK_EPOCH"), 10, 64)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return chaos.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch)
+		},
+		OnUsageError: onUsageError,
+	}
 }

@@ -167,6 +167,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "session-timeout", args: []string{"--session-timeout", "0s"}, sub: "bench"},
 		{flag: "servers", args: []string{"--servers", "localhost:0"}, sub: "bench"},
 		{flag: "speakers", args: []string{"--speakers", "1"}, sub: "chaos"},
+		{flag: "recipe", args: []string{"--recipe", "raft"}, sub: "chaos"},
 		{flag: "servers", args: []string{"--servers", "2"}, sub: "chaos"},
 		{flag: "duration", args: []string{"--duration", "0s"}, sub: "chaos"},
 		{flag: "policy", args: []string{"--policy", "sometimes"}, sub: "chaos"},

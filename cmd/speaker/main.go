@@ -45,7 +45,7 @@ func newApp() *cli.App {
 			cli.HelpFlag, // urfave adds it only when it adds its own help command
 		},
 		Action:          runSpeaker,
-		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), chaosCommand(), cmdline.HelpCommand("speaker help status", "status, timeline, bench, chaos or help")},
+		Commands:        []*cli.Command{statusCommand(), timelineCommand(), benchCommand(), chaosCommand(), chaosWorkCommand(), cmdline.HelpCommand("speaker help status", "status, timeline, bench, chaos or help")},
 		OnUsageError:    onUsageError,
 		HideHelpCommand: true,
 		Before:          takenValues,

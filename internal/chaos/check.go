@@ -46,6 +46,9 @@ type Input struct {
 	// Start is when the faults began; End is when every speaker got its
 	// final SIGTERM. Handovers and stalls are measured between them.
 	Start, End time.Time
+	// GoodStatus says which exit statuses after SIGTERM are graceful; nil
+	// means 0 only.
+	GoodStatus func(status int) bool
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
@@ -117,7 +120,7 @@ func Check(in Input) (Report, error) {
 		r.EpochDrops = epochDrops(lines)
 	}
 	for _, e := range in.Exits {
-		if e.Bad() {
+		if e.bad(in.GoodStatus) {
 			r.BadExits = append(r.BadExits, e)
 		}
 	}

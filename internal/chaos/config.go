@@ -6,11 +6,15 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
 // Config is one soak.
 type Config struct {
+	// Recipe is the program under test: RecipeSpeaker (the default) or
+	// RecipeLock.
+	Recipe string
 	// Seed makes the faults, their targets, durations and moments
 	// reproducible: the same seed draws the same plan.
 	Seed int64
@@ -27,7 +31,8 @@ type Config struct {
 	// Servers is 1 (standalone) or 3 (an ensemble, which can lose a
 	// server, its leader, or its quorum).
 	Servers int
-	// Speaker is the speaker binary to run.
+	// Speaker is the speaker binary. The other recipes run the command of
+	// their name from the same folder, and their helpers from it.
 	Speaker string
 	// Dir receives out.txt, each speaker's log, faults.log, summary.txt
 	// and timeline.svg. It must be empty or missing.
@@ -67,7 +72,18 @@ func Validate(c Config) error {
 
 // check is Validate, and fills in the default timings.
 func (c *Config) check() error {
+	if c.Recipe == "" {
+		c.Recipe = RecipeSpeaker
+	}
+	if c.Recipe == RecipeLock {
+		// zklock is the sequential recipe, and fences nothing itself:
+		// under at-most-one its epochs must still grow from holder to
+		// holder, which the epoch check holds it to.
+		c.Election, c.Fence = "sequential", c.Policy == "at-most-one"
+	}
 	switch {
+	case !validRecipe(c.Recipe):
+		return fmt.Errorf("%w: --recipe must be one of %s", ErrConfig, strings.Join(Recipes(), ", "))
 	case c.Duration <= 0:
 		return fmt.Errorf("%w: --duration must be above 0", ErrConfig)
 	case c.Speakers < 2 || c.Speakers > 9:
@@ -84,6 +100,9 @@ func (c *Config) check() error {
 		return fmt.Errorf("%w: the timings must not be negative", ErrConfig)
 	case c.Speaker == "" || c.Dir == "":
 		return fmt.Errorf("%w: the speaker binary and the output folder are needed", ErrConfig)
+	}
+	if err := c.checkBinaries(); err != nil {
+		return err
 	}
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
@@ -102,6 +121,9 @@ func (c *Config) check() error {
 
 // electionPath is where the speakers' znodes are, as `speaker` defaults it.
 func (c *Config) electionPath() string {
+	if c.Recipe == RecipeLock {
+		return lockPath
+	}
 	if c.Election == "single-file" {
 		return "/speaker"
 	}
@@ -118,6 +140,9 @@ func (c Config) String() string {
 	servers := "3 servers"
 	if c.Servers == 1 {
 		servers = "1 server"
+	}
+	if c.Recipe == RecipeLock {
+		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), c.Policy, servers)
 	}
 	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
 }

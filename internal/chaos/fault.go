@@ -106,9 +106,13 @@ type Exit struct {
 	Took   time.Duration
 }
 
-// Bad reports whether the exit was not a graceful one.
-func (e Exit) Bad() bool {
-	return e.Killed || e.Signal != 0 || e.Status != 0 || e.Took > ExitLimit
+// bad reports whether the exit was not a graceful one: good says which
+// statuses are (nil: 0 only).
+func (e Exit) bad(good func(int) bool) bool {
+	if good == nil {
+		good = func(status int) bool { return status == 0 }
+	}
+	return e.Killed || e.Signal != 0 || !good(e.Status) || e.Took > ExitLimit
 }
 
 // describe says in words how the process ended.
@@ -120,7 +124,7 @@ func (e Exit) describe() string {
 	case e.Signal != 0:
 		return fmt.Sprintf("was ended by signal %d (%v) after %s, without exiting on its own (no handler for it yet?)", int(e.Signal), e.Signal, took)
 	default:
-		return fmt.Sprintf("exited with status %d after %s (want 0 within %s)", e.Status, took, ExitLimit)
+		return fmt.Sprintf("exited with status %d after %s (want a graceful exit within %s)", e.Status, took, ExitLimit)
 	}
 }
 

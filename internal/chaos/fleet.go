@@ -3,6 +3,7 @@ package chaos
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,14 +26,19 @@ type speakerProc struct {
 	proxies []*faultproxy.Proxy
 
 	mu      sync.Mutex
+	rng     *rand.Rand // what varies from one start to the next; under mu
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed when cmd has been waited for
+	ready   chan struct{} // closed when cmd said it started, or ended
 	status  int
 	endedBy syscall.Signal // what ended it, if a signal did
+	halted  bool           // stopped by the soak: not started again on its own (respawn)
+
+	respawning sync.WaitGroup
 }
 
-func newSpeakerProc(cfg *Config, name string, servers []string) (*speakerProc, error) {
-	s := &speakerProc{name: name, cfg: cfg}
+func newSpeakerProc(cfg *Config, name string, servers []string, seed uint64) (*speakerProc, error) {
+	s := &speakerProc{name: name, cfg: cfg, rng: rand.New(rand.NewPCG(seed, 0x51a7))}
 	for _, addr := range servers {
 		p, err := faultproxy.Listen(addr)
 		if err != nil {
@@ -48,21 +54,23 @@ func newSpeakerProc(cfg *Config, name string, servers []string) (*speakerProc, e
 // once the speaker has said it started: by then it handles SIGTERM. A fault
 // may pick the speaker the moment start returns, and a SIGTERM that came
 // before the handler would kill it outright, which would read as a bad exit.
-func (s *speakerProc) start() error {
+func (s *speakerProc) start() error { return s.run(false) }
+
+// run is start; a respawn does nothing once the soak has stopped the
+// process (halted).
+func (s *speakerProc) run(respawn bool) error {
 	logPath := filepath.Join(s.cfg.Dir, "logs", s.name+".log")
 	var from int64
 	if st, err := os.Stat(logPath); err == nil {
 		from = st.Size() // the log of its earlier lives
 	}
-	exited, err := s.launch(logPath)
+	exited, ready, err := s.launch(logPath, respawn)
 	if err != nil {
 		return err
 	}
+	defer close(ready)
 	return s.awaitStarted(logPath, from, exited)
 }
-
-// startedLine is what the speaker logs once it handles its signals.
-const startedLine = `msg="speaker started"`
 
 // startLimit bounds the wait for a speaker to say it started.
 const startLimit = 20 * time.Second
@@ -73,7 +81,7 @@ func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan str
 	deadline := time.Now().Add(startLimit)
 	for {
 		if data, err := os.ReadFile(logPath); err == nil && int64(len(data)) > from &&
-			strings.Contains(string(data[from:]), startedLine) {
+			strings.Contains(string(data[from:]), s.cfg.startedLine()) {
 			return nil
 		}
 		select {
@@ -87,32 +95,33 @@ func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan str
 	}
 }
 
-// launch starts the speaker's process and returns the channel closed when
-// it has ended.
-func (s *speakerProc) launch(logPath string) (<-chan struct{}, error) {
+// launch starts the process and returns the channel closed when it has
+// ended, and the one its starter closes once it said it started.
+func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struct{}, readyC chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd != nil {
-		return nil, fmt.Errorf("chaos: %s is running already", s.name)
+	switch {
+	case respawn && s.halted:
+		return nil, nil, errHalted
+	case s.cmd != nil:
+		return nil, nil, fmt.Errorf("chaos: %s is running already", s.name)
 	}
+	s.halted = false
 	var addrs []string
 	for _, p := range s.proxies {
 		addrs = append(addrs, p.Addr())
 	}
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cmd := exec.Command(s.cfg.Speaker, "--servers", strings.Join(addrs, ","), "--name", s.name,
-		"--out", filepath.Join(s.cfg.Dir, "out.txt"), "--interval", s.cfg.Interval.String(),
-		"--session-timeout", s.cfg.Session.String(), "--election", s.cfg.Election, "--policy", s.cfg.Policy,
-		fmt.Sprintf("--fence=%v", s.cfg.Fence), "--log-level", "info")
+	cmd := exec.Command(s.cfg.binary(), s.cfg.argv(s.name, addrs, s.rng)...)
 	cmd.Stdout, cmd.Stderr = log, log
-	// Its own process group, and killed with us: no speaker outlives a soak.
+	// Its own process group, and killed with us: no process outlives a soak.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		log.Close()
-		return nil, fmt.Errorf("chaos: start %s: %w", s.name, err)
+		return nil, nil, fmt.Errorf("chaos: start %s: %w", s.name, err)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -130,9 +139,11 @@ func (s *speakerProc) launch(logPath string) (<-chan struct{}, error) {
 		s.status, s.endedBy = status, sig
 		s.mu.Unlock()
 		close(exited)
+		s.endedOnItsOwn(cmd)
 	}()
-	s.cmd, s.exited = cmd, exited
-	return exited, nil
+	ready := make(chan struct{})
+	s.cmd, s.exited, s.ready = cmd, exited, ready
+	return exited, ready, nil
 }
 
 // signal sends sig to the running process, if any.
@@ -148,10 +159,16 @@ func (s *speakerProc) signal(sig syscall.Signal) {
 // it is killed. It returns how the process ended, as an Exit.
 func (s *speakerProc) stop(sig syscall.Signal, limit time.Duration) Exit {
 	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
+	s.halted = true
+	cmd, exited, ready := s.cmd, s.exited, s.ready
 	s.mu.Unlock()
 	if cmd == nil {
 		return Exit{Name: s.name}
+	}
+	// A signal before the process handles it would end it outright.
+	select {
+	case <-ready:
+	case <-time.After(startLimit):
 	}
 	start := time.Now()
 	_ = cmd.Process.Signal(sig)

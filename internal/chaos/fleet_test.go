@@ -24,7 +24,7 @@ func TestASpeakerJustStartedExitsGracefullyOnSIGTERM(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sp, err := newSpeakerProc(cfg, "s1", []string{"127.0.0.1:1"})
+	sp, err := newSpeakerProc(cfg, "s1", []string{"127.0.0.1:1"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,12 +62,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
-			sp.stop(syscall.SIGKILL, time.Second) // only what is still running
+			sp.halt() // only what is still running
 			sp.closeProxies()
 		}
 	}()
 	for i := range cfg.Speakers {
-		sp, err := newSpeakerProc(&cfg, fmt.Sprintf("s%d", i+1), s.ens.Addrs)
+		sp, err := newSpeakerProc(&cfg, fmt.Sprintf("s%d", i+1), s.ens.Addrs, uint64(cfg.Seed)+uint64(i))
 		if err != nil {
 			return Report{}, err
 		}
@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err := awaitFirstLine(ctx, out); err != nil {
 		return Report{}, err
 	}
-	fmt.Fprintf(cfg.Progress, "chaos: %d speakers stand; faults for %v (seed %d)\n", cfg.Speakers, cfg.Duration, cfg.Seed)
+	fmt.Fprintf(cfg.Progress, "chaos: %d %s stand; faults for %v (seed %d)\n", cfg.Speakers, cfg.processNoun(), cfg.Duration, cfg.Seed)
 	s.began = time.Now()
 	s.schedule(ctx, s.began.Add(cfg.Duration))
 	// Let the last fault's aftermath show in the file: a stall after it
@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	sleep(ctx, cfg.Session+cfg.Tick+cfg.Interval+time.Second)
 	end := time.Now()
 	s.ended = end
-	fmt.Fprintf(cfg.Progress, "chaos: faults over; SIGTERM to every speaker\n")
+	fmt.Fprintf(cfg.Progress, "chaos: faults over; SIGTERM to every one of the %s\n", cfg.processNoun())
 	s.stopAll()
 	left, err := s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second)
 	if err != nil {
@@ -100,7 +100,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	sort.Slice(s.faults, func(i, j int) bool { return s.faults[i].Start.Before(s.faults[j].Start) })
 	rep, err := Check(Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
-		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: end})
+		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: end, GoodStatus: cfg.goodStatus})
 	if err != nil {
 		return Report{}, err
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 )
@@ -94,7 +95,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		}
 		l.mu.Lock()
 		l.epoch = epoch
-		if a.confirm != nil {
+		if a.confirm != nil && !election.BrokenForChaos {
 			l.startGuard()
 		}
 		l.mu.Unlock()

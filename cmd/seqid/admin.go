@@ -216,6 +216,9 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	log := s.logger()
+	// Logged once Ctrl-C and SIGTERM are ours to handle: `speaker chaos`
+	// waits for it before it may signal a worker.
+	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.servers, ","))
 	rz, err := s.connect(log)
 	if err != nil {
 		return err

@@ -46,9 +46,17 @@ type Input struct {
 	// Start is when the faults began; End is when every speaker got its
 	// final SIGTERM. Handovers and stalls are measured between them.
 	Start, End time.Time
-	// GoodStatus says which exit statuses after SIGTERM are graceful; nil
-	// means 0 only.
-	GoodStatus func(status int) bool
+	// GoodStatus says which exits after SIGTERM are graceful, by process
+	// and status; nil means status 0 only.
+	GoodStatus func(name string, status int) bool
+	// IDs says the lines are a sequence-ID soak's (RecipeSeqid): many
+	// workers take IDs at once, so their lines overlap by design, and what
+	// is checked instead is that no ID comes twice and that IDs after a
+	// restore are above those before.
+	IDs bool
+	// Bound, when set, replaces the stall bound of session + tick +
+	// interval + slack.
+	Bound time.Duration
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
@@ -83,6 +91,14 @@ type Report struct {
 	Leaks []string
 	// BadExits are SIGTERMs answered with a nonzero status or too late.
 	BadExits []Exit
+	// IDs says the soak was of the sequence-ID service: overlaps are not
+	// looked for, and the two findings below are.
+	IDs bool
+	// Duplicates are IDs handed out a second time.
+	Duplicates []Finding
+	// BelowRestore are IDs handed out after a restore that are not above
+	// every ID handed out before the loss.
+	BelowRestore []Finding
 }
 
 // Check reads the out file and the fault log and says whether the election
@@ -119,6 +135,10 @@ func Check(in Input) (Report, error) {
 	if in.Fence {
 		r.EpochDrops = epochDrops(lines)
 	}
+	if in.IDs {
+		r.IDs, r.Overlaps = true, nil
+		r.Duplicates, r.BelowRestore = duplicateIDs(lines), idsBelowRestore(lines, in.Faults)
+	}
 	for _, e := range in.Exits {
 		if e.bad(in.GoodStatus) {
 			r.BadExits = append(r.BadExits, e)
@@ -139,6 +159,8 @@ func (r Report) Failures() []string {
 	add(len(r.TornLines) > 0, "torn lines")
 	add(len(r.CounterJumps) > 0, "counter jumps")
 	add(len(r.EpochDrops) > 0, "epoch drops")
+	add(len(r.Duplicates) > 0, "duplicate IDs")
+	add(len(r.BelowRestore) > 0, "IDs below a restore")
 	add(r.unexplained() > 0, "unexplained overlaps")
 	add(len(r.Stalls) > 0, "stalls")
 	add(len(r.Leaks) > 0, "leaks")

@@ -75,11 +75,22 @@ func (c *Config) check() error {
 	if c.Recipe == "" {
 		c.Recipe = RecipeSpeaker
 	}
-	if c.Recipe == RecipeLock {
+	switch c.Recipe {
+	case RecipeLock:
 		// zklock is the sequential recipe, and fences nothing itself:
 		// under at-most-one its epochs must still grow from holder to
 		// holder, which the epoch check holds it to.
 		c.Election, c.Fence = "sequential", c.Policy == "at-most-one"
+	case RecipeSeqid:
+		// The persisters stand in a sequential election; ID lines carry
+		// no epoch.
+		c.Election, c.Fence = "sequential", false
+		if c.Policy == "" {
+			c.Policy = "at-most-one" // the persisters' engine's default
+		}
+	}
+	if slices.Contains(c.Kinds, DataLoss) && c.Recipe != RecipeSeqid {
+		return fmt.Errorf("%w: --faults data-loss is for --recipe seqid, which can restore from its store", ErrConfig)
 	}
 	switch {
 	case !validRecipe(c.Recipe):
@@ -121,8 +132,11 @@ func (c *Config) check() error {
 
 // electionPath is where the speakers' znodes are, as `speaker` defaults it.
 func (c *Config) electionPath() string {
-	if c.Recipe == RecipeLock {
+	switch c.Recipe {
+	case RecipeLock:
 		return lockPath
+	case RecipeSeqid:
+		return seqidElection
 	}
 	if c.Election == "single-file" {
 		return "/speaker"
@@ -141,8 +155,11 @@ func (c Config) String() string {
 	if c.Servers == 1 {
 		servers = "1 server"
 	}
-	if c.Recipe == RecipeLock {
+	switch c.Recipe {
+	case RecipeLock:
 		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), c.Policy, servers)
+	case RecipeSeqid:
+		return fmt.Sprintf("chaos: seqid, seed %d, %v, %d %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), servers)
 	}
 	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
 }

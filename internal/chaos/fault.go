@@ -46,11 +46,15 @@ const (
 	// Storm resets a speaker's connections again and again, a few
 	// milliseconds apart: reconnects that overtake each other.
 	Storm
+	// DataLoss is the total loss of ZooKeeper's data: every server killed,
+	// its data wiped, all started afresh, then `seqid restore` from the
+	// persisters' store. The seqid recipe's only.
+	DataLoss
 	numKinds
 )
 
 var kindNames = [numKinds]string{"kill", "term", "stop-short", "stop-long", "reset", "hole-short", "hole-long",
-	"lost-create", "server-kill", "quorum-loss", "delete-leader", "delete-path", "storm"}
+	"lost-create", "server-kill", "quorum-loss", "delete-leader", "delete-path", "storm", "data-loss"}
 
 // String names the kind as the fault log and the summary print it.
 func (k Kind) String() string {
@@ -108,11 +112,11 @@ type Exit struct {
 
 // bad reports whether the exit was not a graceful one: good says which
 // statuses are (nil: 0 only).
-func (e Exit) bad(good func(int) bool) bool {
+func (e Exit) bad(good func(name string, status int) bool) bool {
 	if good == nil {
-		good = func(status int) bool { return status == 0 }
+		good = func(_ string, status int) bool { return status == 0 }
 	}
-	return e.Killed || e.Signal != 0 || !good(e.Status) || e.Took > ExitLimit
+	return e.Killed || e.Signal != 0 || !good(e.Name, e.Status) || e.Took > ExitLimit
 }
 
 // describe says in words how the process ended.

@@ -33,6 +33,7 @@ type speakerProc struct {
 	status  int
 	endedBy syscall.Signal // what ended it, if a signal did
 	halted  bool           // stopped by the soak: not started again on its own (respawn)
+	ids     *idSink        // where a seqid worker's IDs go; nil for every other process
 
 	respawning sync.WaitGroup
 }
@@ -81,7 +82,7 @@ func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan str
 	deadline := time.Now().Add(startLimit)
 	for {
 		if data, err := os.ReadFile(logPath); err == nil && int64(len(data)) > from &&
-			strings.Contains(string(data[from:]), s.cfg.startedLine()) {
+			strings.Contains(string(data[from:]), s.cfg.startedLine(s.name)) {
 			return nil
 		}
 		select {
@@ -117,15 +118,37 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	}
 	cmd := exec.Command(s.cfg.binary(), s.cfg.argv(s.name, addrs, s.rng)...)
 	cmd.Stdout, cmd.Stderr = log, log
+	var ids *os.File // the read end of a seqid worker's output, for the sink
+	if s.ids != nil {
+		var w *os.File
+		if ids, w, err = os.Pipe(); err != nil {
+			log.Close()
+			return nil, nil, err
+		}
+		defer w.Close() // the child has its own copy once started
+		cmd.Stdout = w
+	}
 	// Its own process group, and killed with us: no process outlives a soak.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		log.Close()
+		if ids != nil {
+			ids.Close()
+		}
 		return nil, nil, fmt.Errorf("chaos: start %s: %w", s.name, err)
 	}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		if ids != nil {
+			s.ids.copy(s.name, ids)
+			ids.Close()
+		}
+	}()
 	exited := make(chan struct{})
 	go func() {
 		err := cmd.Wait()
+		<-copied // every ID it printed is in out.txt before it counts as ended
 		log.Close()
 		status, sig := 0, syscall.Signal(0)
 		var ee *exec.ExitError

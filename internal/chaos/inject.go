@@ -94,6 +94,11 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 			}
 		}
 		s.awaitQuorum(ctx)
+	case DataLoss:
+		f.Target = serverNames(p.servers)
+		f.Note = s.loseEverything(ctx, p.servers)
+		f.End = time.Now()
+		return f
 	case DeleteLeader, DeletePath:
 		var err error
 		if p.kind == DeleteLeader || s.cfg.Election == "single-file" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -21,22 +22,53 @@ import (
 // of its own, straight to the servers, for the deletes an operator makes
 // by hand and for looking at what is left at the end.
 type operator struct {
-	zk   *recoverable.RecoverableZookeeper
-	path string // the election path
-	out  string // the out file
+	servers []string
+	path    string // the election path
+	out     string // the out file
+	// leaderByZnode names the leader by the lowest candidate's znode, not
+	// by the out file's last line (which a seqid worker writes).
+	leaderByZnode bool
+
+	mu sync.Mutex
+	zk *recoverable.RecoverableZookeeper
 }
 
 func newOperator(servers []string, path, out string) (*operator, error) {
-	rz, err := recoverable.Connect(servers, 10*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	o := &operator{servers: servers, path: path, out: out}
+	return o, o.reconnect()
+}
+
+// reconnect gives the operator a new client: after ZooKeeper lost all its
+// data, the servers refuse a client that has seen a later transaction than
+// theirs, and go-zookeeper would try them forever.
+func (o *operator) reconnect() error {
+	rz, err := recoverable.Connect(o.servers, 10*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &operator{zk: rz, path: path, out: out}, nil
+	o.mu.Lock()
+	old := o.zk
+	o.zk = rz
+	o.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// conn is the operator's client now.
+func (o *operator) conn() *recoverable.RecoverableZookeeper {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.zk
 }
 
 // leader names the speaker that wrote the out file's last line: the one
 // that leads, or led until a moment ago.
 func (o *operator) leader() string {
+	if o.leaderByZnode {
+		return o.electedName()
+	}
 	f, err := os.Open(o.out)
 	if err != nil {
 		return ""
@@ -63,9 +95,9 @@ func (o *operator) leader() string {
 // the sequential election, or the single file. It returns what it deleted.
 func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, error) {
 	if !sequential {
-		return o.path, ignoreNoNode(o.zk.Delete(ctx, o.path, -1))
+		return o.path, ignoreNoNode(o.conn().Delete(ctx, o.path, -1))
 	}
-	children, err := o.zk.Children(ctx, o.path)
+	children, err := o.conn().Children(ctx, o.path)
 	if err != nil {
 		return "", ignoreNoNode(err)
 	}
@@ -74,7 +106,7 @@ func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, e
 		return "", nil
 	}
 	node := o.path + "/" + cands[0].Name
-	return node, ignoreNoNode(o.zk.Delete(ctx, node, -1))
+	return node, ignoreNoNode(o.conn().Delete(ctx, node, -1))
 }
 
 // deletePath deletes the election path and everything under it at once,
@@ -83,7 +115,7 @@ func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, e
 // before the multi fails it (not empty); then it lists and tries again.
 func (o *operator) deletePath(ctx context.Context) error {
 	for attempt := 0; attempt < 20 && ctx.Err() == nil; attempt++ {
-		children, err := o.zk.Children(ctx, o.path)
+		children, err := o.conn().Children(ctx, o.path)
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil
 		}
@@ -95,7 +127,7 @@ func (o *operator) deletePath(ctx context.Context) error {
 			ops = append(ops, &zk.DeleteRequest{Path: o.path + "/" + c, Version: -1})
 		}
 		ops = append(ops, &zk.DeleteRequest{Path: o.path, Version: -1})
-		if _, err = o.zk.Conn().Multi(ops...); err == nil {
+		if _, err = o.conn().Conn().Multi(ops...); err == nil {
 			return nil
 		}
 	}
@@ -110,7 +142,7 @@ func (o *operator) leftovers(ctx context.Context, sequential bool, wait time.Dur
 	for {
 		var left []string
 		if sequential {
-			children, err := o.zk.Children(ctx, o.path)
+			children, err := o.conn().Children(ctx, o.path)
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				return nil, err
 			}
@@ -118,7 +150,7 @@ func (o *operator) leftovers(ctx context.Context, sequential bool, wait time.Dur
 				left = append(left, o.path+"/"+c.Name)
 			}
 		} else {
-			ok, _, err := o.zk.Exists(ctx, o.path)
+			ok, _, err := o.conn().Exists(ctx, o.path)
 			if err != nil {
 				return nil, err
 			}
@@ -133,11 +165,31 @@ func (o *operator) leftovers(ctx context.Context, sequential bool, wait time.Dur
 	}
 }
 
-func (o *operator) close() { o.zk.Close() }
+func (o *operator) close() { o.conn().Close() }
 
 func ignoreNoNode(err error) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
 	return err
+}
+
+// electedName is the name in the lowest candidate's znode: the leader of
+// a sequential election, as the persistence processes stand.
+func (o *operator) electedName() string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	children, err := o.conn().Children(ctx, o.path)
+	if err != nil {
+		return ""
+	}
+	cands := nodemonitor.Candidates(children)
+	if len(cands) == 0 {
+		return ""
+	}
+	data, _, err := o.conn().Get(ctx, o.path+"/"+cands[0].Name)
+	if err != nil {
+		return ""
+	}
+	return string(data)
 }

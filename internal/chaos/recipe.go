@@ -26,15 +26,18 @@ const (
 )
 
 // Recipes lists the values of Config.Recipe.
-func Recipes() []string { return []string{RecipeSpeaker, RecipeLock} }
+func Recipes() []string { return []string{RecipeSpeaker, RecipeLock, RecipeSeqid} }
 
 // lockPath is the lock's znode in a lock soak.
 const lockPath = "/chaos-lock"
 
-// processNoun names one process of the recipe, for the progress lines.
+// processNoun names the recipe's processes, for the progress lines.
 func (c *Config) processNoun() string {
-	if c.Recipe == RecipeLock {
+	switch c.Recipe {
+	case RecipeLock:
 		return "zklock contenders"
+	case RecipeSeqid:
+		return fmt.Sprintf("seqid workers and %d persisters", seqidPersisters)
 	}
 	return "speakers"
 }
@@ -42,8 +45,11 @@ func (c *Config) processNoun() string {
 // binary returns the program the soak's processes run: the speaker, or
 // the command beside it, where `make build` puts them all.
 func (c *Config) binary() string {
-	if c.Recipe == RecipeLock {
+	switch c.Recipe {
+	case RecipeLock:
 		return filepath.Join(filepath.Dir(c.Speaker), "zklock")
+	case RecipeSeqid:
+		return filepath.Join(filepath.Dir(c.Speaker), "seqid")
 	}
 	return c.Speaker
 }
@@ -62,6 +68,9 @@ func (c *Config) checkBinaries() error {
 func (c *Config) argv(name string, addrs []string, rng *rand.Rand) []string {
 	servers := strings.Join(addrs, ",")
 	out := filepath.Join(c.Dir, "out.txt")
+	if c.Recipe == RecipeSeqid {
+		return c.seqidArgv(name, servers, 1+rng.IntN(seqidMaxCount))
+	}
 	if c.Recipe == RecipeLock {
 		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
 		return []string{"--servers", servers, "--path", lockPath, "--name", name,
@@ -74,23 +83,62 @@ func (c *Config) argv(name string, addrs []string, rng *rand.Rand) []string {
 		fmt.Sprintf("--fence=%v", c.Fence), "--log-level", "info"}
 }
 
-// startedLine is what a process logs once it handles SIGTERM.
-func (c *Config) startedLine() string {
-	if c.Recipe == RecipeLock {
+// startedLine is what the process called name logs once it handles
+// SIGTERM.
+func (c *Config) startedLine(name string) string {
+	switch {
+	case c.Recipe == RecipeLock:
 		return `msg="waiting for the lock"`
+	case c.Recipe == RecipeSeqid && isWorker(name):
+		return `msg="connecting to ZooKeeper"`
+	case c.Recipe == RecipeSeqid:
+		return `msg="standing for election as a persistence process"`
 	}
 	return `msg="speaker started"`
 }
 
-// respawns says whether a process that ends on its own is started again:
-// a zklock contender ends when its CMD does, and contends again.
-func (c *Config) respawns() bool { return c.Recipe == RecipeLock }
+// respawns says whether the process called name is started again when it
+// ends on its own: a zklock contender ends when its CMD does, a seqid
+// worker when it has its IDs, and each goes again.
+func (c *Config) respawns(name string) bool {
+	return c.Recipe == RecipeLock || (c.Recipe == RecipeSeqid && isWorker(name))
+}
 
 // goodStatus says whether an exit status after SIGTERM is a graceful one:
-// 0, and for zklock also 130, interrupted while waiting for the lock.
-func (c *Config) goodStatus(status int) bool {
-	return status == 0 || (c.Recipe == RecipeLock && status == 130)
+// 0; for zklock also 130, interrupted while waiting for the lock; for a
+// seqid worker also 1, interrupted while it waited for room.
+func (c *Config) goodStatus(name string, status int) bool {
+	switch {
+	case status == 0:
+		return true
+	case c.Recipe == RecipeLock:
+		return status == 130
+	case c.Recipe == RecipeSeqid:
+		return isWorker(name) && status == 1
+	}
+	return false
 }
 
 // validRecipe reports whether r is one of Recipes.
 func validRecipe(r string) bool { return slices.Contains(Recipes(), r) }
+
+// weights is how often each kind is drawn in this recipe's soak.
+func (c *Config) weights() [numKinds]int {
+	w := weights
+	if c.Recipe == RecipeSeqid {
+		w[DataLoss] = 8
+	}
+	return w
+}
+
+// stallBound is how long after the faults heal the recipe must be heard
+// from again, when it differs from the speaker's session + tick + interval
+// + slack (0). After a total loss, a persister may first need two session
+// timeouts to give up on its client (the servers refuse one that has seen
+// their lost transactions), then an election and a raise: three sessions.
+func (c *Config) stallBound() time.Duration {
+	if c.Recipe == RecipeSeqid {
+		return 3*c.Session + c.Tick + c.Interval + Slack
+	}
+	return 0
+}

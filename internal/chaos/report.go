@@ -36,7 +36,13 @@ func (r Report) Write(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
 	}
-	r.writeOverlaps(w)
+	if r.IDs {
+		writeFindings(w, "duplicate IDs", r.Duplicates)
+		writeFindings(w, "IDs below a restore", r.BelowRestore)
+		fmt.Fprintln(w, "overlaps: not looked for (workers take IDs side by side)")
+	} else {
+		r.writeOverlaps(w)
+	}
 	fmt.Fprintf(w, "stalls: %s\n", count(len(r.Stalls)))
 	if len(r.Stalls) > 0 {
 		fmt.Fprintln(w, "  (the bound: session + tick + interval + slack after the silence began or the last fault healed)")

@@ -18,7 +18,7 @@ const respawnPause = 100 * time.Millisecond
 // recipe's processes end on their own (a zklock contender, once its CMD is
 // done) and cmd ended so: the soak did not stop it.
 func (s *speakerProc) endedOnItsOwn(cmd *exec.Cmd) {
-	if !s.cfg.respawns() {
+	if !s.cfg.respawns(s.name) {
 		return
 	}
 	s.mu.Lock()

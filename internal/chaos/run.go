@@ -25,6 +25,7 @@ type soak struct {
 	ens      *ensemble.Ensemble
 	op       *operator
 	speakers []*speakerProc
+	ids      *idSink // the seqid workers' IDs, into out.txt
 	began    time.Time
 	ended    time.Time
 	busy
@@ -59,24 +60,18 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if s.op, err = newOperator(s.ens.Addrs, cfg.electionPath(), out); err != nil {
 		return Report{}, err
 	}
+	s.op.leaderByZnode = cfg.Recipe == RecipeSeqid
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
 			sp.halt() // only what is still running
 			sp.closeProxies()
 		}
+		if s.ids != nil {
+			s.ids.close()
+		}
 	}()
-	for i := range cfg.Speakers {
-		sp, err := newSpeakerProc(&cfg, fmt.Sprintf("s%d", i+1), s.ens.Addrs, uint64(cfg.Seed)+uint64(i))
-		if err != nil {
-			return Report{}, err
-		}
-		s.speakers = append(s.speakers, sp)
-		if err := sp.start(); err != nil {
-			return Report{}, err
-		}
-	}
-	if err := awaitFirstLine(ctx, out); err != nil {
+	if err := s.startProcesses(ctx, out); err != nil {
 		return Report{}, err
 	}
 	fmt.Fprintf(cfg.Progress, "chaos: %d %s stand; faults for %v (seed %d)\n", cfg.Speakers, cfg.processNoun(), cfg.Duration, cfg.Seed)
@@ -100,7 +95,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	sort.Slice(s.faults, func(i, j int) bool { return s.faults[i].Start.Before(s.faults[j].Start) })
 	rep, err := Check(Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
-		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: end, GoodStatus: cfg.goodStatus})
+		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: end, GoodStatus: cfg.goodStatus,
+		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound()})
 	if err != nil {
 		return Report{}, err
 	}
@@ -111,6 +107,36 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 // process on a busy 2-core machine may take beyond the protocol's own
 // bound to be scheduled, start, or have its JVM answer.
 const Slack = 500 * time.Millisecond
+
+// startProcesses prepares what the recipe needs, starts its processes,
+// and waits for the first line in out.
+func (s *soak) startProcesses(ctx context.Context, out string) error {
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	var ids *idSink
+	if s.cfg.Recipe == RecipeSeqid {
+		var err error
+		if ids, err = openIDSink(out); err != nil {
+			return err
+		}
+		s.ids = ids
+	}
+	for i, name := range s.cfg.slotNames() {
+		sp, err := newSpeakerProc(s.cfg, name, s.ens.Addrs, uint64(s.cfg.Seed)+uint64(i))
+		if err != nil {
+			return err
+		}
+		if isWorker(name) {
+			sp.ids = ids
+		}
+		s.speakers = append(s.speakers, sp)
+		if err := sp.start(); err != nil {
+			return err
+		}
+	}
+	return awaitFirstLine(ctx, out)
+}
 
 // stopAll sends SIGTERM to every speaker at once and notes how each ended.
 func (s *soak) stopAll() {

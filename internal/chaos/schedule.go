@@ -13,6 +13,7 @@ import (
 var weights = [numKinds]int{
 	Kill: 10, Term: 8, StopShort: 8, StopLong: 7, Reset: 7, HoleShort: 7, HoleLong: 7,
 	LostCreate: 6, ServerKill: 6, QuorumLoss: 3, DeleteLeader: 5, DeletePath: 3, Storm: 5,
+	DataLoss: 0, // the seqid recipe's: see Config.weights
 }
 
 // maxRunning is how many faults may hold at once: one or two, as real
@@ -36,11 +37,12 @@ type draw struct {
 }
 
 func (s *soak) next() draw {
-	w := weights
+	all := s.cfg.weights()
+	w := all
 	if len(s.cfg.Kinds) > 0 {
 		w = [numKinds]int{}
 		for _, k := range s.cfg.Kinds {
-			w[k] = weights[k]
+			w[k] = all[k]
 		}
 	}
 	total := 0
@@ -91,7 +93,7 @@ func (s *soak) holdFor(k Kind, frac float64) time.Duration {
 func (s *soak) plan(ctx context.Context, d draw) (planned, bool) {
 	p := planned{kind: d.kind, hold: s.holdFor(d.kind, d.hold)}
 	switch d.kind {
-	case ServerKill, QuorumLoss, DeleteLeader, DeletePath:
+	case ServerKill, QuorumLoss, DeleteLeader, DeletePath, DataLoss:
 		if d.kind == QuorumLoss && len(s.ens.Addrs) < 3 {
 			return p, false
 		}
@@ -108,6 +110,10 @@ func (s *soak) plan(ctx context.Context, d draw) (planned, bool) {
 		case QuorumLoss:
 			first := d.pick % 3
 			p.servers = []int{1 + first, 1 + (first+1)%3}
+		case DataLoss:
+			for i := range s.ens.Addrs {
+				p.servers = append(p.servers, i+1)
+			}
 		default:
 			p.leader = true
 		}

@@ -28,6 +28,9 @@ type Stall struct {
 // of a fault that began before the silence ended.
 func findStalls(in Input, times []time.Time) []Stall {
 	bound := in.Session + in.Tick + in.Interval + in.Slack
+	if in.Bound > 0 {
+		bound = in.Bound
+	}
 	edges := []time.Time{in.Start}
 	for _, t := range times {
 		if t.After(in.Start) && !t.After(in.End) {

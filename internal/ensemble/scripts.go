@@ -107,3 +107,26 @@ func (e *Ensemble) Stop() {
 	_ = e.run(context.Background(), "clean")
 	_ = os.RemoveAll(e.dir)
 }
+
+// Wipe deletes the data of stopped server id (1-based): its snapshots and
+// transaction logs, as a lost disk would; its myid stays. Started again
+// with the others wiped too, the ensemble has no znodes at all.
+func (e *Ensemble) Wipe(id int) error {
+	return WipeData(filepath.Join(e.dir, "ensemble", fmt.Sprintf("zk%d", id), "data"))
+}
+
+// WipeData deletes everything in a server's data folder but its myid.
+func WipeData(dataDir string) error {
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Name() != "myid" {
+			if err := os.RemoveAll(filepath.Join(dataDir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

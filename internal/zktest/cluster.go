@@ -127,16 +127,8 @@ func (c *Cluster) Wipe(i int) {
 	if running {
 		c.t.Fatalf("zktest: wipe server %d: it is running; Stop or Kill it first", i)
 	}
-	entries, err := os.ReadDir(filepath.Join(s.dir, "data"))
-	if err != nil {
+	if err := ensemble.WipeData(filepath.Join(s.dir, "data")); err != nil {
 		c.t.Fatalf("zktest: wipe server %d: %v", i, err)
-	}
-	for _, e := range entries {
-		if e.Name() != "myid" {
-			if err := os.RemoveAll(filepath.Join(s.dir, "data", e.Name())); err != nil {
-				c.t.Fatalf("zktest: wipe server %d: %v", i, err)
-			}
-		}
 	}
 }
 

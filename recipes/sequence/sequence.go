@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
@@ -140,6 +141,9 @@ func (s *Sequence) claim(ctx context.Context, cur state, ver int32, k int64) (fi
 	want.Next += k
 	want = want.written(token)
 	s.cached = nil
+	if election.BrokenForChaos {
+		ver = -1 // no compare-and-set: wrong on purpose (see BrokenForChaos)
+	}
 	res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)
 	retried := errors.Is(err, recoverable.ErrRetried)
 	switch {

@@ -120,6 +120,7 @@ func chaosWorkCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Required: true},
 			&cli.StringFlag{Name: "interval", Value: "200ms"},
 			&cli.StringFlag{Name: "for", Value: "1s"},
+			&cli.BoolFlag{Name: "fence", Usage: "refuse a line below the file's last epoch (ZKLOCK_EPOCH)"},
 		},
 		Action: func(c *cli.Context) error {
 			interval, err := positiveDuration(c, "interval")
@@ -133,7 +134,7 @@ func chaosWorkCommand() *cli.Command {
 			epoch, _ := strconv.ParseInt(os.Getenv("ZKLOCK_EPOCH"), 10, 64)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return chaos.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch)
+			return chaos.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch, c.Bool("fence"))
 		},
 		OnUsageError: onUsageError,
 	}

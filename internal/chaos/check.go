@@ -57,6 +57,10 @@ type Input struct {
 	// Bound, when set, replaces the stall bound of session + tick +
 	// interval + slack.
 	Bound time.Duration
+	// Group, for a group soak (RecipeGroup), holds its readings and the
+	// processes' lives: the lines are the operator's readings, and what
+	// is checked is membership (checkGroup), not overlaps.
+	Group *GroupInput
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
@@ -99,6 +103,15 @@ type Report struct {
 	// BelowRestore are IDs handed out after a restore that are not above
 	// every ID handed out before the loss.
 	BelowRestore []Finding
+	// Group says the soak was of group membership: overlaps are not
+	// looked for, and the two findings below are.
+	Group bool
+	// Listing are readings of the group that did not list the live
+	// members once things were quiet, or listed a member long gone.
+	Listing []Finding
+	// Watcher are the watcher's reports that did the same, or reported a
+	// member joining that had long gone.
+	Watcher []Finding
 }
 
 // Check reads the out file and the fault log and says whether the election
@@ -135,6 +148,10 @@ func Check(in Input) (Report, error) {
 	if in.Fence {
 		r.EpochDrops = epochDrops(lines)
 	}
+	if in.Group != nil {
+		r.Group, r.Overlaps = true, nil
+		r.Listing, r.Watcher = checkGroup(in)
+	}
 	if in.IDs {
 		r.IDs, r.Overlaps = true, nil
 		r.Duplicates, r.BelowRestore = duplicateIDs(lines), idsBelowRestore(lines, in.Faults)
@@ -161,6 +178,8 @@ func (r Report) Failures() []string {
 	add(len(r.EpochDrops) > 0, "epoch drops")
 	add(len(r.Duplicates) > 0, "duplicate IDs")
 	add(len(r.BelowRestore) > 0, "IDs below a restore")
+	add(len(r.Listing) > 0, "wrong listings")
+	add(len(r.Watcher) > 0, "wrong watcher reports")
 	add(r.unexplained() > 0, "unexplained overlaps")
 	add(len(r.Stalls) > 0, "stalls")
 	add(len(r.Leaks) > 0, "leaks")

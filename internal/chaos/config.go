@@ -77,10 +77,15 @@ func (c *Config) check() error {
 	}
 	switch c.Recipe {
 	case RecipeLock:
-		// zklock is the sequential recipe, and fences nothing itself:
-		// under at-most-one its epochs must still grow from holder to
-		// holder, which the epoch check holds it to.
-		c.Election, c.Fence = "sequential", c.Policy == "at-most-one"
+		// zklock is the sequential recipe; Fence is its CMD's, which
+		// fences with ZKLOCK_EPOCH (at-most-one only, as for speakers).
+		c.Election = "sequential"
+	case RecipeGroup:
+		// No election: Election only steers the operator's deletes.
+		c.Election, c.Fence = "sequential", false
+		if c.Policy == "" {
+			c.Policy = "at-most-one"
+		}
 	case RecipeSeqid:
 		// The persisters stand in a sequential election; ID lines carry
 		// no epoch.
@@ -137,6 +142,8 @@ func (c *Config) electionPath() string {
 		return lockPath
 	case RecipeSeqid:
 		return seqidElection
+	case RecipeGroup:
+		return groupPath
 	}
 	if c.Election == "single-file" {
 		return "/speaker"
@@ -158,8 +165,8 @@ func (c Config) String() string {
 	switch c.Recipe {
 	case RecipeLock:
 		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), c.Policy, servers)
-	case RecipeSeqid:
-		return fmt.Sprintf("chaos: seqid, seed %d, %v, %d %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), servers)
+	case RecipeSeqid, RecipeGroup:
+		return fmt.Sprintf("chaos: %s, seed %d, %v, %d %s, %s", c.Recipe, c.Seed, c.Duration, c.Speakers, c.processNoun(), servers)
 	}
 	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
 }

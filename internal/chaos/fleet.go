@@ -33,7 +33,9 @@ type speakerProc struct {
 	status  int
 	endedBy syscall.Signal // what ended it, if a signal did
 	halted  bool           // stopped by the soak: not started again on its own (respawn)
-	ids     *idSink        // where a seqid worker's IDs go; nil for every other process
+	sink    lineSink       // where its stdout goes, line by line; nil: into its log
+	lives   []span         // when each of its processes ran
+	printed chan struct{}  // closed at its first line on stdout, when it has a sink
 
 	respawning sync.WaitGroup
 }
@@ -70,15 +72,19 @@ func (s *speakerProc) run(respawn bool) error {
 		return err
 	}
 	defer close(ready)
-	return s.awaitStarted(logPath, from, exited)
+	s.mu.Lock()
+	printed := s.printed
+	s.mu.Unlock()
+	return s.awaitStarted(logPath, from, exited, printed)
 }
 
 // startLimit bounds the wait for a speaker to say it started.
 const startLimit = 20 * time.Second
 
-// awaitStarted waits until the log, past offset from, says the speaker
-// started, or the process ended (the soak reports how), or startLimit.
-func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan struct{}) error {
+// awaitStarted waits until the log, past offset from, says the process
+// started, or it printed its first line (printed), or it ended (the soak
+// reports how), or startLimit.
+func (s *speakerProc) awaitStarted(logPath string, from int64, exited, printed <-chan struct{}) error {
 	deadline := time.Now().Add(startLimit)
 	for {
 		if data, err := os.ReadFile(logPath); err == nil && int64(len(data)) > from &&
@@ -87,6 +93,8 @@ func (s *speakerProc) awaitStarted(logPath string, from int64, exited <-chan str
 		}
 		select {
 		case <-exited:
+			return nil
+		case <-printed:
 			return nil
 		case <-time.After(5 * time.Millisecond):
 		}
@@ -118,8 +126,9 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	}
 	cmd := exec.Command(s.cfg.binary(), s.cfg.argv(s.name, addrs, s.rng)...)
 	cmd.Stdout, cmd.Stderr = log, log
-	var ids *os.File // the read end of a seqid worker's output, for the sink
-	if s.ids != nil {
+	var ids *os.File // the read end of its stdout, for the sink
+	printed := make(chan struct{})
+	if s.sink != nil {
 		var w *os.File
 		if ids, w, err = os.Pipe(); err != nil {
 			log.Close()
@@ -141,7 +150,7 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	go func() {
 		defer close(copied)
 		if ids != nil {
-			s.ids.copy(s.name, ids)
+			readOutput(s.name, ids, s.sink, printed)
 			ids.Close()
 		}
 	}()
@@ -160,12 +169,14 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 		}
 		s.mu.Lock()
 		s.status, s.endedBy = status, sig
+		s.lives[len(s.lives)-1].To = time.Now()
 		s.mu.Unlock()
 		close(exited)
 		s.endedOnItsOwn(cmd)
 	}()
 	ready := make(chan struct{})
-	s.cmd, s.exited, s.ready = cmd, exited, ready
+	s.cmd, s.exited, s.ready, s.printed = cmd, exited, ready, printed
+	s.lives = append(s.lives, span{From: time.Now()})
 	return exited, ready, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type operator struct {
 	// leaderByZnode names the leader by the lowest candidate's znode, not
 	// by the out file's last line (which a seqid worker writes).
 	leaderByZnode bool
+	// members says the children are group members, each of them ours,
+	// rather than election candidates among other znodes.
+	members bool
 
 	mu sync.Mutex
 	zk *recoverable.RecoverableZookeeper
@@ -101,11 +105,11 @@ func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, e
 	if err != nil {
 		return "", ignoreNoNode(err)
 	}
-	cands := nodemonitor.Candidates(children)
+	cands := o.ours(children)
 	if len(cands) == 0 {
 		return "", nil
 	}
-	node := o.path + "/" + cands[0].Name
+	node := o.path + "/" + cands[0]
 	return node, ignoreNoNode(o.conn().Delete(ctx, node, -1))
 }
 
@@ -146,8 +150,8 @@ func (o *operator) leftovers(ctx context.Context, sequential bool, wait time.Dur
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				return nil, err
 			}
-			for _, c := range nodemonitor.Candidates(children) {
-				left = append(left, o.path+"/"+c.Name)
+			for _, c := range o.ours(children) {
+				left = append(left, o.path+"/"+c)
 			}
 		} else {
 			ok, _, err := o.conn().Exists(ctx, o.path)
@@ -192,4 +196,19 @@ func (o *operator) electedName() string {
 		return ""
 	}
 	return string(data)
+}
+
+// ours lists the znodes among children that the soak's processes made,
+// first to go first: candidates in line order, or members by name.
+func (o *operator) ours(children []string) []string {
+	if o.members {
+		out := slices.Clone(children)
+		slices.Sort(out)
+		return out
+	}
+	var out []string
+	for _, c := range nodemonitor.Candidates(children) {
+		out = append(out, c.Name)
+	}
+	return out
 }

@@ -26,7 +26,7 @@ const (
 )
 
 // Recipes lists the values of Config.Recipe.
-func Recipes() []string { return []string{RecipeSpeaker, RecipeLock, RecipeSeqid} }
+func Recipes() []string { return []string{RecipeSpeaker, RecipeLock, RecipeGroup, RecipeSeqid} }
 
 // lockPath is the lock's znode in a lock soak.
 const lockPath = "/chaos-lock"
@@ -38,6 +38,8 @@ func (c *Config) processNoun() string {
 		return "zklock contenders"
 	case RecipeSeqid:
 		return fmt.Sprintf("seqid workers and %d persisters", seqidPersisters)
+	case RecipeGroup:
+		return "group members and a watcher"
 	}
 	return "speakers"
 }
@@ -50,6 +52,8 @@ func (c *Config) binary() string {
 		return filepath.Join(filepath.Dir(c.Speaker), "zklock")
 	case RecipeSeqid:
 		return filepath.Join(filepath.Dir(c.Speaker), "seqid")
+	case RecipeGroup:
+		return filepath.Join(filepath.Dir(c.Speaker), "zkgroup")
 	}
 	return c.Speaker
 }
@@ -68,15 +72,19 @@ func (c *Config) checkBinaries() error {
 func (c *Config) argv(name string, addrs []string, rng *rand.Rand) []string {
 	servers := strings.Join(addrs, ",")
 	out := filepath.Join(c.Dir, "out.txt")
-	if c.Recipe == RecipeSeqid {
+	switch c.Recipe {
+	case RecipeSeqid:
 		return c.seqidArgv(name, servers, 1+rng.IntN(seqidMaxCount))
+	case RecipeGroup:
+		return c.groupArgv(name, servers)
 	}
 	if c.Recipe == RecipeLock {
 		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
 		return []string{"--servers", servers, "--path", lockPath, "--name", name,
 			"--session-timeout", c.Session.String(), "--policy", c.Policy, "--grace", (c.Session / 2).String(),
 			"--log-level", "info", "--",
-			c.Speaker, "chaos-work", "--name", name, "--out", out, "--interval", c.Interval.String(), "--for", hold.Round(time.Millisecond).String()}
+			c.Speaker, "chaos-work", "--name", name, "--out", out, "--interval", c.Interval.String(), "--for", hold.Round(time.Millisecond).String(),
+			fmt.Sprintf("--fence=%v", c.Fence)}
 	}
 	return []string{"--servers", servers, "--name", name, "--out", out, "--interval", c.Interval.String(),
 		"--session-timeout", c.Session.String(), "--election", c.Election, "--policy", c.Policy,
@@ -93,6 +101,8 @@ func (c *Config) startedLine(name string) string {
 		return `msg="connecting to ZooKeeper"`
 	case c.Recipe == RecipeSeqid:
 		return `msg="standing for election as a persistence process"`
+	case c.Recipe == RecipeGroup:
+		return `msg="joined the group"` // the watcher is ready at its first line
 	}
 	return `msg="speaker started"`
 }
@@ -101,7 +111,7 @@ func (c *Config) startedLine(name string) string {
 // ends on its own: a zklock contender ends when its CMD does, a seqid
 // worker when it has its IDs, and each goes again.
 func (c *Config) respawns(name string) bool {
-	return c.Recipe == RecipeLock || (c.Recipe == RecipeSeqid && isWorker(name))
+	return c.Recipe == RecipeLock || c.Recipe == RecipeGroup || (c.Recipe == RecipeSeqid && isWorker(name))
 }
 
 // goodStatus says whether an exit status after SIGTERM is a graceful one:
@@ -125,8 +135,13 @@ func validRecipe(r string) bool { return slices.Contains(Recipes(), r) }
 // weights is how often each kind is drawn in this recipe's soak.
 func (c *Config) weights() [numKinds]int {
 	w := weights
-	if c.Recipe == RecipeSeqid {
+	switch c.Recipe {
+	case RecipeSeqid:
 		w[DataLoss] = 8
+	case RecipeGroup:
+		// Deleting the group ends every member, as the chapter's
+		// DeleteGroup means it to: a different program.
+		w[DeletePath] = 0
 	}
 	return w
 }

@@ -36,11 +36,16 @@ func (r Report) Write(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
 	}
-	if r.IDs {
+	switch {
+	case r.Group:
+		writeFindings(w, "wrong listings", r.Listing)
+		writeFindings(w, "wrong watcher reports", r.Watcher)
+		fmt.Fprintln(w, "overlaps: not looked for (members are in the group side by side)")
+	case r.IDs:
 		writeFindings(w, "duplicate IDs", r.Duplicates)
 		writeFindings(w, "IDs below a restore", r.BelowRestore)
 		fmt.Fprintln(w, "overlaps: not looked for (workers take IDs side by side)")
-	} else {
+	default:
 		r.writeOverlaps(w)
 	}
 	fmt.Fprintf(w, "stalls: %s\n", count(len(r.Stalls)))
@@ -88,6 +93,10 @@ func writeFindings(w io.Writer, what string, found []Finding) {
 	for _, f := range found {
 		if f.Time.IsZero() {
 			fmt.Fprintf(w, "  line %d: %s\n", f.Line, f.Detail)
+			continue
+		}
+		if f.Line == 0 { // a reading, not a line of out.txt
+			fmt.Fprintf(w, "  at %s: %s\n", at(f.Time), f.Detail)
 			continue
 		}
 		fmt.Fprintf(w, "  line %d at %s: %s\n", f.Line, at(f.Time), f.Detail)

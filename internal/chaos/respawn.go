@@ -40,3 +40,13 @@ func (s *speakerProc) halt() {
 	s.stop(syscall.SIGKILL, time.Second)
 	s.respawning.Wait() // a respawn pending now finds the process halted
 }
+
+// span is a stretch of time; To is zero while it lasts.
+type span struct{ From, To time.Time }
+
+// livesOf returns when each of the process's lives ran.
+func (s *speakerProc) livesOf() []span {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]span(nil), s.lives...)
+}

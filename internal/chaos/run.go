@@ -26,8 +26,12 @@ type soak struct {
 	op       *operator
 	speakers []*speakerProc
 	ids      *idSink // the seqid workers' IDs, into out.txt
-	began    time.Time
-	ended    time.Time
+	group    *groupRecord
+	// stopSampling stops the group's sampler and waits for it; nil when
+	// none runs. Safe to call more than once.
+	stopSampling func()
+	began        time.Time
+	ended        time.Time
 	busy
 
 	mu     sync.Mutex
@@ -60,15 +64,21 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if s.op, err = newOperator(s.ens.Addrs, cfg.electionPath(), out); err != nil {
 		return Report{}, err
 	}
-	s.op.leaderByZnode = cfg.Recipe == RecipeSeqid
+	s.op.leaderByZnode, s.op.members = cfg.Recipe == RecipeSeqid, cfg.Recipe == RecipeGroup
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
 			sp.halt() // only what is still running
 			sp.closeProxies()
 		}
+		if s.stopSampling != nil {
+			s.stopSampling()
+		}
 		if s.ids != nil {
 			s.ids.close()
+		}
+		if s.group != nil {
+			s.group.close()
 		}
 	}()
 	if err := s.startProcesses(ctx, out); err != nil {
@@ -80,10 +90,18 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	// Let the last fault's aftermath show in the file: a stall after it
 	// is one only once its bound has passed.
 	sleep(ctx, cfg.Session+cfg.Tick+cfg.Interval+time.Second)
-	end := time.Now()
-	s.ended = end
+	s.ended = time.Now()
+	if s.stopSampling != nil {
+		s.stopSampling()
+	}
 	fmt.Fprintf(cfg.Progress, "chaos: faults over; SIGTERM to every one of the %s\n", cfg.processNoun())
 	s.stopAll()
+	return s.check(ctx, out)
+}
+
+// check reads what the soak left and checks it.
+func (s *soak) check(ctx context.Context, out string) (Report, error) {
+	cfg := s.cfg
 	left, err := s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second)
 	if err != nil {
 		return Report{}, fmt.Errorf("chaos: look for leftover znodes: %w", err)
@@ -95,8 +113,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	sort.Slice(s.faults, func(i, j int) bool { return s.faults[i].Start.Before(s.faults[j].Start) })
 	rep, err := Check(Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
-		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: end, GoodStatus: cfg.goodStatus,
-		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound()})
+		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: s.ended, GoodStatus: cfg.goodStatus,
+		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput()})
 	if err != nil {
 		return Report{}, err
 	}
@@ -115,20 +133,28 @@ func (s *soak) startProcesses(ctx context.Context, out string) error {
 		return err
 	}
 	var ids *idSink
-	if s.cfg.Recipe == RecipeSeqid {
+	switch s.cfg.Recipe {
+	case RecipeSeqid:
 		var err error
 		if ids, err = openIDSink(out); err != nil {
 			return err
 		}
 		s.ids = ids
+	case RecipeGroup:
+		if err := s.startGroupRecord(); err != nil {
+			return err
+		}
 	}
 	for i, name := range s.cfg.slotNames() {
 		sp, err := newSpeakerProc(s.cfg, name, s.ens.Addrs, uint64(s.cfg.Seed)+uint64(i))
 		if err != nil {
 			return err
 		}
-		if isWorker(name) {
-			sp.ids = ids
+		switch {
+		case s.cfg.Recipe == RecipeSeqid && isWorker(name):
+			sp.sink = ids
+		case s.cfg.Recipe == RecipeGroup && name == watcherName:
+			sp.sink = s.group
 		}
 		s.speakers = append(s.speakers, sp)
 		if err := sp.start(); err != nil {

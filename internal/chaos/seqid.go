@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/speaker"
 )
 
@@ -38,6 +40,12 @@ func isWorker(name string) bool { return strings.HasPrefix(name, "w") }
 // slotNames are the names of the soak's processes, in start order.
 func (c *Config) slotNames() []string {
 	var names []string
+	if c.Recipe == RecipeGroup {
+		for i := range c.Speakers {
+			names = append(names, fmt.Sprintf("m%d", i+1))
+		}
+		return append(names, watcherName)
+	}
 	if c.Recipe == RecipeSeqid {
 		for i := range seqidPersisters {
 			names = append(names, fmt.Sprintf("p%d", i+1))
@@ -66,9 +74,31 @@ func (c *Config) seqidArgv(name, servers string, count int) []string {
 // storeDir is the persisters' store: the article's S3.
 func (c *Config) storeDir() string { return filepath.Join(c.Dir, "store") }
 
-// idSink writes the IDs the workers print into out.txt, one line each,
-// stamped when they arrive: the soak is alive throughout, so a worker
-// killed mid-line leaves only a torn piece, which is dropped.
+// lineSink receives what a process prints on stdout, a whole line at a
+// time, with n counting its lines from 1 in this life and at the moment it
+// arrived: the soak is alive throughout, so a process killed mid-line
+// leaves only a torn piece, which is dropped.
+type lineSink interface {
+	line(name string, n uint64, at time.Time, text string)
+}
+
+// readOutput feeds r's whole lines to sink until EOF, and closes first at
+// the first one.
+func readOutput(name string, r io.Reader, sink lineSink, first chan<- struct{}) {
+	br := bufio.NewReader(r)
+	for n := uint64(1); ; n++ {
+		text, err := br.ReadString('\n')
+		if err != nil {
+			return // EOF; a piece without its newline is torn, and dropped
+		}
+		if n == 1 {
+			close(first)
+		}
+		sink.line(name, n, time.Now(), strings.TrimSuffix(text, "\n"))
+	}
+}
+
+// idSink writes the IDs the workers print into out.txt, one line each.
 type idSink struct {
 	mu sync.Mutex
 	f  *os.File
@@ -82,21 +112,12 @@ func openIDSink(out string) (*idSink, error) {
 	return &idSink{f: f}, nil
 }
 
-// copy reads a worker's output until EOF and writes each whole line as an
-// ID line of name.
-func (k *idSink) copy(name string, r io.Reader) {
-	br := bufio.NewReader(r)
-	for n := uint64(1); ; n++ {
-		text, err := br.ReadString('\n')
-		if err != nil {
-			return // EOF; a piece without its newline is torn, and dropped
-		}
-		id := strings.TrimSpace(text)
-		line := speaker.Line{Time: time.Now(), Name: name, Counter: n, Extra: []string{"id=" + id}}
-		k.mu.Lock()
-		_, _ = k.f.Write(line.Append(nil))
-		k.mu.Unlock()
-	}
+// line writes one printed ID as an ID line of name.
+func (k *idSink) line(name string, n uint64, at time.Time, text string) {
+	l := speaker.Line{Time: at, Name: name, Counter: n, Extra: []string{"id=" + strings.TrimSpace(text)}}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, _ = k.f.Write(l.Append(nil))
 }
 
 func (k *idSink) close() { _ = k.f.Close() }
@@ -117,6 +138,10 @@ func (s *soak) seqidCommand(ctx context.Context, args ...string) (string, error)
 // prepare makes what the recipe needs before its processes start: the
 // sequence, and the store's folder.
 func (s *soak) prepare(ctx context.Context) error {
+	if s.cfg.Recipe == RecipeGroup {
+		_, err := s.op.conn().Create(ctx, groupPath, nil, zk.WorldACL(zk.PermAll))
+		return err
+	}
 	if s.cfg.Recipe != RecipeSeqid {
 		return nil
 	}

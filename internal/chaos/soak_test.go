@@ -20,7 +20,7 @@ func buildSpeaker(t *testing.T, tags string) string {
 	if tags != "" {
 		args = append(args, "-tags", tags)
 	}
-	if out, err := exec.Command("go", append(args, "zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid")...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(args, "zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "speaker")
@@ -87,7 +87,7 @@ func TestSoakCatchesABrokenSpeaker(t *testing.T) {
 // ZooKeeper.
 func TestLockSoak(t *testing.T) {
 	t.Parallel()
-	mustPass(t, Config{Recipe: RecipeLock, Seed: 21, Duration: 20 * time.Second, Speakers: 4, Policy: "at-most-one",
+	mustPass(t, Config{Recipe: RecipeLock, Seed: 21, Duration: 20 * time.Second, Speakers: 4, Policy: "at-most-one", Fence: true,
 		Servers: 3, Speaker: buildSpeaker(t, "")}, func(rep Report) string {
 		if rep.Terms < 5 {
 			return fmt.Sprintf("%d holders in the soak, want at least 5: the lock hardly changed hands", rep.Terms)
@@ -115,12 +115,18 @@ func mustPass(t *testing.T, cfg Config, enough func(Report) string) {
 // so the next holder's critical section overlaps the old one's.
 func TestLockSoakCatchesABrokenLock(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Recipe: RecipeLock, Seed: 3, Duration: 20 * time.Second, Speakers: 3, Policy: "at-most-one",
-		Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}
+	mustFail(t, Config{Recipe: RecipeLock, Seed: 3, Duration: 20 * time.Second, Speakers: 3, Policy: "at-most-one",
+		Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}, "unexplained overlaps", unexplained)
+}
+
+// mustFail runs the soak cfg of a build broken on purpose: it must fail,
+// with at least one finding that found counts.
+func mustFail(t *testing.T, cfg Config, what string, found func(Report) int) {
+	t.Helper()
 	rep, summary := runSoak(t, cfg)
 	t.Logf("summary:\n%s", summary)
-	if rep.Pass() || unexplained(rep) == 0 {
-		t.Fatalf("the broken lock passed the soak (%d unexplained overlaps): the checker cannot catch two holders", unexplained(rep))
+	if rep.Pass() || found(rep) == 0 {
+		t.Fatalf("the broken %s build passed the soak (%d %s): its checker cannot catch what the build breaks", cfg.Recipe, found(rep), what)
 	}
 }
 
@@ -158,11 +164,30 @@ func TestSeqidSoak(t *testing.T) {
 // same next ID both take it.
 func TestSeqidSoakCatchesABrokenSequence(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Recipe: RecipeSeqid, Seed: 3, Duration: 10 * time.Second, Speakers: 4, Servers: 1, Kinds: []Kind{Reset},
-		Speaker: buildSpeaker(t, "chaosbroken")}
-	rep, summary := runSoak(t, cfg)
-	t.Logf("summary:\n%s", summary)
-	if rep.Pass() || len(rep.Duplicates) == 0 {
-		t.Fatalf("the broken sequence passed the soak (%d duplicate IDs): the checker cannot catch an ID handed out twice", len(rep.Duplicates))
-	}
+	mustFail(t, Config{Recipe: RecipeSeqid, Seed: 3, Duration: 10 * time.Second, Speakers: 4, Servers: 1, Kinds: []Kind{Reset},
+		Speaker: buildSpeaker(t, "chaosbroken")}, "duplicate IDs", func(rep Report) int { return len(rep.Duplicates) })
+}
+
+// A seeded soak of group membership: members joining, leaving, killed,
+// frozen and cut off, and a watcher. Once things are quiet, ZooKeeper's
+// listing and the watcher's last report are the live members; no member
+// is listed, or reported joining, long after its process ended.
+func TestGroupSoak(t *testing.T) {
+	t.Parallel()
+	mustPass(t, Config{Recipe: RecipeGroup, Seed: 8, Duration: 20 * time.Second, Speakers: 4, Servers: 3,
+		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
+		if rep.Lines < 200 {
+			return fmt.Sprintf("%d member lines read, want at least 200", rep.Lines)
+		}
+		return ""
+	})
+}
+
+// The group checker catches a zkgroup built with chaosbroken, whose
+// members do not join again after their session expired: the listing
+// misses a member whose process runs.
+func TestGroupSoakCatchesABrokenGroup(t *testing.T) {
+	t.Parallel()
+	mustFail(t, Config{Recipe: RecipeGroup, Seed: 3, Duration: 15 * time.Second, Speakers: 3, Servers: 1, Kinds: []Kind{HoleLong},
+		Speaker: buildSpeaker(t, "chaosbroken")}, "wrong listings", func(rep Report) int { return len(rep.Listing) })
 }

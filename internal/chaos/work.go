@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -12,13 +13,17 @@ import (
 // Work is the critical section of a lock soak, the CMD each zklock
 // contender runs while it holds the lock: it appends a line to out every
 // interval, at once first, for hold, each in the speaker's format with the
-// lock's epoch, written whole (one append) and fsynced. Its first and last
-// lines bound the section; a second holder's line between them is two
-// holders at once, which the checker reads as an overlap, as for two
-// speakers. It returns nil when hold is over or ctx is done (zklock's
-// SIGTERM): a graceful end.
-func Work(ctx context.Context, name, out string, interval, hold time.Duration, epoch int64) error {
-	f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// lock's epoch, whole and fsynced. Its first and last lines bound the
+// section; a second holder's line between them is two holders at once,
+// which the checker reads as an overlap, as for two speakers. With fence,
+// it fences itself with the epoch, as the lock's docs tell a holder to:
+// a line below the file's last epoch is refused, and the section ends.
+// That alone closes the window that no lock can: an operator deletes the
+// holder's znode while its zklock is frozen or cut off, and the next
+// holder starts before the old one has heard. It returns nil when hold is
+// over, when it was fenced off, or when ctx is done (zklock's SIGTERM).
+func Work(ctx context.Context, name, out string, interval, hold time.Duration, epoch int64, fence bool) error {
+	f, err := speaker.OpenAppender(out)
 	if err != nil {
 		return err
 	}
@@ -27,11 +32,12 @@ func Work(ctx context.Context, name, out string, interval, hold time.Duration, e
 	defer tick.Stop()
 	end := time.After(hold)
 	for counter := uint64(1); ; counter++ {
-		line := speaker.Line{Time: time.Now(), Name: name, Counter: counter, Epoch: epoch}.Append(nil)
-		if _, err := f.Write(line); err != nil {
-			return fmt.Errorf("chaos-work: %w", err)
+		err := f.Append(speaker.Line{Time: time.Now(), Name: name, Counter: counter, Epoch: epoch}, fence)
+		if errors.Is(err, speaker.ErrFenced) {
+			fmt.Fprintf(os.Stderr, "chaos-work: fenced off, a newer holder wrote: %v\n", err)
+			return nil
 		}
-		if err := f.Sync(); err != nil {
+		if err != nil {
 			return fmt.Errorf("chaos-work: %w", err)
 		}
 		select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
@@ -113,7 +114,9 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 			case recoverable.StateConnected:
 				if ev.SessionID != held.Session {
 					m.past[held.Session] = true
-					rejoin = true
+					// A build that stays out after an expiry is wrong on
+					// purpose (election.BrokenForChaos).
+					rejoin = !election.BrokenForChaos
 				} else if held.State == StateDisconnected {
 					log.Info("reconnected within the session; still a member", "session", fmt.Sprintf("0x%x", held.Session))
 					held.State = StateMember

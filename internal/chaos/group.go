@@ -1,0 +1,175 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"zkspeaker/speaker"
+)
+
+// RecipeGroup runs group membership: members (m1…) that each run `zkgroup
+// join` until stopped, and a watcher running `zkgroup list --watch`, each
+// behind fault proxies of its own. The operator reads the group every
+// sampleEvery, as `zkgroup list` would, and writes a line for each member
+// it lists to out.txt ("<time> m2 <n>", n counting the readings that list
+// it in a row), so that the picture shows each member's lane green while
+// ZooKeeper lists it. The watcher's reports go to watch.txt.
+const RecipeGroup = "group"
+
+const (
+	groupPath   = "/chaos-group"
+	watcherName = "watcher"
+	sampleEvery = 200 * time.Millisecond
+)
+
+// reading is one reading of a group's members: by the operator, or as the
+// watcher reported it (Life tells the watcher's process).
+type reading struct {
+	At      time.Time
+	Members []string // sorted
+	Life    int      // the watcher's life, from 1; 0 for the operator's
+	Change  string   // the watcher's line: "+ m3", "- m1", or its first reading
+}
+
+// groupRecord collects the group soak's readings as they come.
+type groupRecord struct {
+	mu       sync.Mutex
+	samples  []reading
+	reports  []reading
+	inGroup  map[string]uint64 // member -> readings in a row that list it
+	watching []string          // the watcher's set now
+	life     int
+	out, log *os.File
+}
+
+func openGroupRecord(dir string) (*groupRecord, error) {
+	out, err := os.OpenFile(filepath.Join(dir, "out.txt"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	log, err := os.OpenFile(filepath.Join(dir, "watch.txt"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	return &groupRecord{inGroup: map[string]uint64{}, out: out, log: log}, nil
+}
+
+func (g *groupRecord) close() {
+	g.out.Close()
+	g.log.Close()
+}
+
+// sample records the operator's reading and writes its lines.
+func (g *groupRecord) sample(at time.Time, members []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.samples = append(g.samples, reading{At: at, Members: members})
+	var b []byte
+	for m := range g.inGroup {
+		if !slices.Contains(members, m) {
+			delete(g.inGroup, m) // a gap: its next reading starts a new life in the picture
+		}
+	}
+	for _, m := range members {
+		g.inGroup[m]++
+		b = speaker.Line{Time: at, Name: m, Counter: g.inGroup[m]}.Append(b)
+	}
+	_, _ = g.out.Write(b)
+}
+
+// line implements lineSink for the watcher: "15:04:05.000 + m3",
+// "… - m1", or the first reading "… /chaos-group has 2 member(s): m1 m2".
+func (g *groupRecord) line(_ string, n uint64, at time.Time, text string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	fmt.Fprintf(g.log, "%s %s\n", at.UTC().Format(time.RFC3339Nano), text)
+	_, rest, _ := strings.Cut(text, " ")
+	if n == 1 {
+		g.life++
+		g.watching = nil
+		if _, names, ok := strings.Cut(rest, ": "); ok {
+			g.watching = strings.Fields(names)
+		}
+	} else if op, m, ok := strings.Cut(rest, " "); ok {
+		switch op {
+		case "+":
+			g.watching = append(g.watching, m)
+		case "-":
+			g.watching = slices.DeleteFunc(g.watching, func(x string) bool { return x == m })
+		}
+	}
+	slices.Sort(g.watching)
+	g.reports = append(g.reports, reading{At: at, Members: slices.Clone(g.watching), Life: g.life, Change: rest})
+}
+
+// sampleGroup reads the group every sampleEvery until ctx ends.
+func (s *soak) sampleGroup(ctx context.Context, rec *groupRecord) {
+	t := time.NewTicker(sampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c, cancel := context.WithTimeout(ctx, sampleEvery)
+		members, err := s.op.conn().Children(c, groupPath)
+		cancel()
+		if err == nil {
+			slices.Sort(members)
+			rec.sample(time.Now(), members)
+		}
+	}
+}
+
+// groupArgv is a group process's command line.
+func (c *Config) groupArgv(name, servers string) []string {
+	common := []string{"--servers", servers, "--session-timeout", c.Session.String(), "--log-level", "info"}
+	if name == watcherName {
+		return append(append([]string{"list", "--watch"}, common...), groupPath)
+	}
+	return append(append([]string{"join"}, common...), groupPath, name)
+}
+
+// startGroupRecord opens the group soak's record and starts the sampler,
+// which stopSampling ends.
+func (s *soak) startGroupRecord() error {
+	rec, err := openGroupRecord(s.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	s.group = rec
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.sampleGroup(ctx, rec)
+	}()
+	s.stopSampling = func() {
+		cancel()
+		<-done
+	}
+	return nil
+}
+
+// groupInput is the checker's view of the group soak; nil for the others.
+func (s *soak) groupInput() *GroupInput {
+	if s.group == nil {
+		return nil
+	}
+	in := &GroupInput{Lives: map[string][]span{}}
+	s.group.mu.Lock()
+	in.Samples, in.Reports = slices.Clone(s.group.samples), slices.Clone(s.group.reports)
+	s.group.mu.Unlock()
+	for _, sp := range s.speakers {
+		in.Lives[sp.name] = sp.livesOf()
+	}
+	return in
+}

@@ -83,6 +83,10 @@ func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path
 	}
 	signals, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	log := s.logger()
+	// Logged once Ctrl-C and SIGTERM are ours to handle: `speaker chaos`
+	// waits for it before it may signal the command.
+	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.servers, ","))
 	ctx, cancel := context.WithTimeout(signals, onceTimeout)
 	defer cancel()
 	// Before any client exists: it would only try again and again, and its
@@ -90,7 +94,6 @@ func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path
 	if err := fourletter.CheckReachable(ctx, s.servers); err != nil {
 		return quiet(signals, err)
 	}
-	log := s.logger()
 	rz, store, err := s.connect(log, recoverable.DefaultRetryCounterFactory(), storeOpts...)
 	if err != nil {
 		return err

@@ -61,6 +61,9 @@ type Input struct {
 	// processes' lives: the lines are the operator's readings, and what
 	// is checked is membership (checkGroup), not overlaps.
 	Group *GroupInput
+	// Config, for a config soak (RecipeConfig), holds the watchers' values
+	// and the writes: what is checked is checkConfig, not overlaps.
+	Config *ConfigInput
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
@@ -112,6 +115,16 @@ type Report struct {
 	// Watcher are the watcher's reports that did the same, or reported a
 	// member joining that had long gone.
 	Watcher []Finding
+	// Config says the soak was of the configuration service: overlaps are
+	// not looked for, and the three findings below are.
+	Config bool
+	// WentBack are values a watcher saw that were older than one it had
+	// seen before.
+	WentBack []Finding
+	// Lost are keys whose final value is below an acknowledged write.
+	Lost []Finding
+	// Stale are watchers whose last value is not the key's final one.
+	Stale []Finding
 }
 
 // Check reads the out file and the fault log and says whether the election
@@ -152,6 +165,10 @@ func Check(in Input) (Report, error) {
 		r.Group, r.Overlaps = true, nil
 		r.Listing, r.Watcher = checkGroup(in)
 	}
+	if in.Config != nil {
+		r.Config, r.Overlaps = true, nil
+		r.WentBack, r.Lost, r.Stale = checkConfig(in.Config)
+	}
 	if in.IDs {
 		r.IDs, r.Overlaps = true, nil
 		r.Duplicates, r.BelowRestore = duplicateIDs(lines), idsBelowRestore(lines, in.Faults)
@@ -180,6 +197,9 @@ func (r Report) Failures() []string {
 	add(len(r.BelowRestore) > 0, "IDs below a restore")
 	add(len(r.Listing) > 0, "wrong listings")
 	add(len(r.Watcher) > 0, "wrong watcher reports")
+	add(len(r.WentBack) > 0, "values that went back")
+	add(len(r.Lost) > 0, "lost writes")
+	add(len(r.Stale) > 0, "stale watchers")
 	add(r.unexplained() > 0, "unexplained overlaps")
 	add(len(r.Stalls) > 0, "stalls")
 	add(len(r.Leaks) > 0, "leaks")

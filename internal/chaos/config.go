@@ -80,7 +80,7 @@ func (c *Config) check() error {
 		// zklock is the sequential recipe; Fence is its CMD's, which
 		// fences with ZKLOCK_EPOCH (at-most-one only, as for speakers).
 		c.Election = "sequential"
-	case RecipeGroup:
+	case RecipeGroup, RecipeConfig:
 		// No election: Election only steers the operator's deletes.
 		c.Election, c.Fence = "sequential", false
 		if c.Policy == "" {
@@ -144,6 +144,8 @@ func (c *Config) electionPath() string {
 		return seqidElection
 	case RecipeGroup:
 		return groupPath
+	case RecipeConfig:
+		return configPath
 	}
 	if c.Election == "single-file" {
 		return "/speaker"
@@ -165,7 +167,7 @@ func (c Config) String() string {
 	switch c.Recipe {
 	case RecipeLock:
 		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), c.Policy, servers)
-	case RecipeSeqid, RecipeGroup:
+	case RecipeSeqid, RecipeGroup, RecipeConfig:
 		return fmt.Sprintf("chaos: %s, seed %d, %v, %d %s, %s", c.Recipe, c.Seed, c.Duration, c.Speakers, c.processNoun(), servers)
 	}
 	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)

@@ -1,7 +1,8 @@
-// Package chaos is a seeded fault soak of the speaker: real speaker
-// processes on a real ensemble, each behind fault proxies of its own, hit by
-// random faults, one or two at a time, and a checker that reads what they
-// wrote and tells, exactly, whether the election held (issue 15).
+// Package chaos is a seeded fault soak of the speaker, and of the other
+// programs (Config.Recipe): real processes on a real ensemble, each behind
+// fault proxies of its own, hit by random faults, one or two at a time,
+// and a checker that reads what they wrote and tells, exactly, whether the
+// election, the lock, the group, the configuration or the sequence held.
 package chaos
 
 import (

@@ -124,7 +124,7 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(s.cfg.binary(), s.cfg.argv(s.name, addrs, s.rng)...)
+	cmd := exec.Command(s.cfg.binary(), s.cfg.argv(s.name, addrs, s.rng, len(s.lives)+1)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	var ids *os.File // the read end of its stdout, for the sink
 	printed := make(chan struct{})
@@ -169,7 +169,8 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 		}
 		s.mu.Lock()
 		s.status, s.endedBy = status, sig
-		s.lives[len(s.lives)-1].To = time.Now()
+		l := &s.lives[len(s.lives)-1]
+		l.To, l.Status, l.Signal = time.Now(), status, sig
 		s.mu.Unlock()
 		close(exited)
 		s.endedOnItsOwn(cmd)

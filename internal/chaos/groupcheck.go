@@ -158,3 +158,14 @@ func names(ms []string) string {
 }
 
 func clockOf(t time.Time) string { return t.UTC().Format(clock) }
+
+// sortFindings orders findings by time, then by detail: map order is not
+// the report's.
+func sortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Detail, b.Detail)
+	})
+}

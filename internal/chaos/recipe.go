@@ -26,7 +26,9 @@ const (
 )
 
 // Recipes lists the values of Config.Recipe.
-func Recipes() []string { return []string{RecipeSpeaker, RecipeLock, RecipeGroup, RecipeSeqid} }
+func Recipes() []string {
+	return []string{RecipeSpeaker, RecipeLock, RecipeGroup, RecipeConfig, RecipeSeqid}
+}
 
 // lockPath is the lock's znode in a lock soak.
 const lockPath = "/chaos-lock"
@@ -40,6 +42,8 @@ func (c *Config) processNoun() string {
 		return fmt.Sprintf("seqid workers and %d persisters", seqidPersisters)
 	case RecipeGroup:
 		return "group members and a watcher"
+	case RecipeConfig:
+		return "config updaters, each with a watcher"
 	}
 	return "speakers"
 }
@@ -54,6 +58,8 @@ func (c *Config) binary() string {
 		return filepath.Join(filepath.Dir(c.Speaker), "seqid")
 	case RecipeGroup:
 		return filepath.Join(filepath.Dir(c.Speaker), "zkgroup")
+	case RecipeConfig:
+		return filepath.Join(filepath.Dir(c.Speaker), "zkconfig")
 	}
 	return c.Speaker
 }
@@ -67,9 +73,10 @@ func (c *Config) checkBinaries() error {
 }
 
 // argv is the command line of the process called name, whose ZooKeeper
-// servers are addrs (its proxies); rng draws what varies from one start to
-// the next (a lock holder's time in the critical section).
-func (c *Config) argv(name string, addrs []string, rng *rand.Rand) []string {
+// servers are addrs (its proxies), in its life'th run; rng draws what
+// varies from one start to the next (a lock holder's time in the critical
+// section).
+func (c *Config) argv(name string, addrs []string, rng *rand.Rand, life int) []string {
 	servers := strings.Join(addrs, ",")
 	out := filepath.Join(c.Dir, "out.txt")
 	switch c.Recipe {
@@ -77,6 +84,8 @@ func (c *Config) argv(name string, addrs []string, rng *rand.Rand) []string {
 		return c.seqidArgv(name, servers, 1+rng.IntN(seqidMaxCount))
 	case RecipeGroup:
 		return c.groupArgv(name, servers)
+	case RecipeConfig:
+		return c.configArgv(name, servers, life)
 	}
 	if c.Recipe == RecipeLock {
 		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
@@ -103,6 +112,10 @@ func (c *Config) startedLine(name string) string {
 		return `msg="standing for election as a persistence process"`
 	case c.Recipe == RecipeGroup:
 		return `msg="joined the group"` // the watcher is ready at its first line
+	case c.Recipe == RecipeConfig && isUpdater(name):
+		return `msg="connecting to ZooKeeper"`
+	case c.Recipe == RecipeConfig:
+		return `msg="watching `
 	}
 	return `msg="speaker started"`
 }
@@ -111,7 +124,7 @@ func (c *Config) startedLine(name string) string {
 // ends on its own: a zklock contender ends when its CMD does, a seqid
 // worker when it has its IDs, and each goes again.
 func (c *Config) respawns(name string) bool {
-	return c.Recipe == RecipeLock || c.Recipe == RecipeGroup || (c.Recipe == RecipeSeqid && isWorker(name))
+	return c.Recipe == RecipeLock || c.Recipe == RecipeGroup || c.Recipe == RecipeConfig || (c.Recipe == RecipeSeqid && isWorker(name))
 }
 
 // goodStatus says whether an exit status after SIGTERM is a graceful one:
@@ -138,9 +151,10 @@ func (c *Config) weights() [numKinds]int {
 	switch c.Recipe {
 	case RecipeSeqid:
 		w[DataLoss] = 8
-	case RecipeGroup:
+	case RecipeGroup, RecipeConfig:
 		// Deleting the group ends every member, as the chapter's
-		// DeleteGroup means it to: a different program.
+		// DeleteGroup means it to: a different program. Deleting every
+		// key at once is no fault of the service's either.
 		w[DeletePath] = 0
 	}
 	return w

@@ -37,6 +37,11 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
 	}
 	switch {
+	case r.Config:
+		writeFindings(w, "values that went back", r.WentBack)
+		writeFindings(w, "lost writes", r.Lost)
+		writeFindings(w, "stale watchers", r.Stale)
+		fmt.Fprintln(w, "overlaps: not looked for (updaters write side by side)")
 	case r.Group:
 		writeFindings(w, "wrong listings", r.Listing)
 		writeFindings(w, "wrong watcher reports", r.Watcher)
@@ -91,15 +96,16 @@ func (r Report) writeOverlaps(w io.Writer) {
 func writeFindings(w io.Writer, what string, found []Finding) {
 	fmt.Fprintf(w, "%s: %s\n", what, count(len(found)))
 	for _, f := range found {
-		if f.Time.IsZero() {
-			fmt.Fprintf(w, "  line %d: %s\n", f.Line, f.Detail)
-			continue
-		}
-		if f.Line == 0 { // a reading, not a line of out.txt
+		switch {
+		case f.Line == 0 && f.Time.IsZero(): // a finding of the end state
+			fmt.Fprintf(w, "  %s\n", f.Detail)
+		case f.Line == 0: // a reading, not a line of out.txt
 			fmt.Fprintf(w, "  at %s: %s\n", at(f.Time), f.Detail)
-			continue
+		case f.Time.IsZero(): // a torn line
+			fmt.Fprintf(w, "  line %d: %s\n", f.Line, f.Detail)
+		default:
+			fmt.Fprintf(w, "  line %d at %s: %s\n", f.Line, at(f.Time), f.Detail)
 		}
-		fmt.Fprintf(w, "  line %d at %s: %s\n", f.Line, at(f.Time), f.Detail)
 	}
 }
 

@@ -41,8 +41,13 @@ func (s *speakerProc) halt() {
 	s.respawning.Wait() // a respawn pending now finds the process halted
 }
 
-// span is a stretch of time; To is zero while it lasts.
-type span struct{ From, To time.Time }
+// span is one life of a process: from its start to its end (zero while it
+// runs), and how it ended.
+type span struct {
+	From, To time.Time
+	Status   int
+	Signal   syscall.Signal
+}
 
 // livesOf returns when each of the process's lives ran.
 func (s *speakerProc) livesOf() []span {

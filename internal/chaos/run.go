@@ -27,6 +27,7 @@ type soak struct {
 	speakers []*speakerProc
 	ids      *idSink // the seqid workers' IDs, into out.txt
 	group    *groupRecord
+	values   *valueSink // the config watchers' values, into out.txt
 	// stopSampling stops the group's sampler and waits for it; nil when
 	// none runs. Safe to call more than once.
 	stopSampling func()
@@ -64,7 +65,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if s.op, err = newOperator(s.ens.Addrs, cfg.electionPath(), out); err != nil {
 		return Report{}, err
 	}
-	s.op.leaderByZnode, s.op.members = cfg.Recipe == RecipeSeqid, cfg.Recipe == RecipeGroup
+	s.op.leaderByZnode, s.op.members = cfg.Recipe == RecipeSeqid, cfg.Recipe == RecipeGroup || cfg.Recipe == RecipeConfig
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
@@ -79,6 +80,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 		if s.group != nil {
 			s.group.close()
+		}
+		if s.values != nil {
+			s.values.close()
 		}
 	}()
 	if err := s.startProcesses(ctx, out); err != nil {
@@ -95,16 +99,23 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		s.stopSampling()
 	}
 	fmt.Fprintf(cfg.Progress, "chaos: faults over; SIGTERM to every one of the %s\n", cfg.processNoun())
+	var final map[string]int64
+	if cfg.Recipe == RecipeConfig {
+		final = s.stopUpdatersFirst(ctx)
+	}
 	s.stopAll()
-	return s.check(ctx, out)
+	return s.check(ctx, out, final)
 }
 
 // check reads what the soak left and checks it.
-func (s *soak) check(ctx context.Context, out string) (Report, error) {
+func (s *soak) check(ctx context.Context, out string, final map[string]int64) (Report, error) {
 	cfg := s.cfg
-	left, err := s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second)
-	if err != nil {
-		return Report{}, fmt.Errorf("chaos: look for leftover znodes: %w", err)
+	var left []string
+	if cfg.Recipe != RecipeConfig { // keys are persistent: nothing of theirs can leak
+		var err error
+		if left, err = s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second); err != nil {
+			return Report{}, fmt.Errorf("chaos: look for leftover znodes: %w", err)
+		}
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -114,7 +125,7 @@ func (s *soak) check(ctx context.Context, out string) (Report, error) {
 	rep, err := Check(Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
 		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: s.ended, GoodStatus: cfg.goodStatus,
-		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput()})
+		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput(), Config: s.configInput(final)})
 	if err != nil {
 		return Report{}, err
 	}
@@ -144,6 +155,11 @@ func (s *soak) startProcesses(ctx context.Context, out string) error {
 		if err := s.startGroupRecord(); err != nil {
 			return err
 		}
+	case RecipeConfig:
+		var err error
+		if s.values, err = openValueSink(out); err != nil {
+			return err
+		}
 	}
 	for i, name := range s.cfg.slotNames() {
 		sp, err := newSpeakerProc(s.cfg, name, s.ens.Addrs, uint64(s.cfg.Seed)+uint64(i))
@@ -155,6 +171,8 @@ func (s *soak) startProcesses(ctx context.Context, out string) error {
 			sp.sink = ids
 		case s.cfg.Recipe == RecipeGroup && name == watcherName:
 			sp.sink = s.group
+		case s.cfg.Recipe == RecipeConfig && !isUpdater(name):
+			sp.sink = s.values
 		}
 		s.speakers = append(s.speakers, sp)
 		if err := sp.start(); err != nil {

@@ -40,6 +40,14 @@ func isWorker(name string) bool { return strings.HasPrefix(name, "w") }
 // slotNames are the names of the soak's processes, in start order.
 func (c *Config) slotNames() []string {
 	var names []string
+	if c.Recipe == RecipeConfig {
+		for _, role := range []string{"u", "v"} {
+			for i := range c.Speakers {
+				names = append(names, fmt.Sprintf("%s%d", role, i+1))
+			}
+		}
+		return names
+	}
 	if c.Recipe == RecipeGroup {
 		for i := range c.Speakers {
 			names = append(names, fmt.Sprintf("m%d", i+1))
@@ -138,9 +146,12 @@ func (s *soak) seqidCommand(ctx context.Context, args ...string) (string, error)
 // prepare makes what the recipe needs before its processes start: the
 // sequence, and the store's folder.
 func (s *soak) prepare(ctx context.Context) error {
-	if s.cfg.Recipe == RecipeGroup {
+	switch s.cfg.Recipe {
+	case RecipeGroup:
 		_, err := s.op.conn().Create(ctx, groupPath, nil, zk.WorldACL(zk.PermAll))
 		return err
+	case RecipeConfig:
+		return s.prepareConfig(ctx)
 	}
 	if s.cfg.Recipe != RecipeSeqid {
 		return nil

@@ -20,7 +20,7 @@ func buildSpeaker(t *testing.T, tags string) string {
 	if tags != "" {
 		args = append(args, "-tags", tags)
 	}
-	if out, err := exec.Command("go", append(args, "zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup")...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", append(args, "zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup", "zkspeaker/cmd/zkconfig")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "speaker")
@@ -190,4 +190,27 @@ func TestGroupSoakCatchesABrokenGroup(t *testing.T) {
 	t.Parallel()
 	mustFail(t, Config{Recipe: RecipeGroup, Seed: 3, Duration: 15 * time.Second, Speakers: 3, Servers: 1, Kinds: []Kind{HoleLong},
 		Speaker: buildSpeaker(t, "chaosbroken")}, "wrong listings", func(rep Report) int { return len(rep.Listing) })
+}
+
+// A seeded soak of the configuration service: updaters writing ever higher
+// values, each key with a watcher. A watcher's values never go back, no
+// acknowledged write is lost, and every watcher ends on its key's value.
+func TestConfigSoak(t *testing.T) {
+	t.Parallel()
+	mustPass(t, Config{Recipe: RecipeConfig, Seed: 9, Duration: 20 * time.Second, Speakers: 2, Servers: 3,
+		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
+		if rep.Lines < 20 {
+			return fmt.Sprintf("%d values seen by the watchers, want at least 20", rep.Lines)
+		}
+		return ""
+	})
+}
+
+// The config checker catches a zkconfig built with chaosbroken, whose
+// watcher does not read again after its session expired: its watch is
+// gone, and it never hears of the later writes.
+func TestConfigSoakCatchesABrokenWatcher(t *testing.T) {
+	t.Parallel()
+	mustFail(t, Config{Recipe: RecipeConfig, Seed: 3, Duration: 15 * time.Second, Speakers: 2, Servers: 1, Kinds: []Kind{HoleLong},
+		Speaker: buildSpeaker(t, "chaosbroken")}, "stale watchers", func(rep Report) int { return len(rep.Stale) })
 }

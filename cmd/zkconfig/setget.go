@@ -51,7 +51,7 @@ func runSet(c *cli.Context) error {
 	}
 	// A hand-typed set retries, as the client does by default: the write is
 	// idempotent, so writing again after a connection loss is safe.
-	return once(c, func(ctx context.Context, store *config.Store, path string) error {
+	return once(c, "the write may or may not have landed", func(ctx context.Context, store *config.Store, path string) error {
 		return store.Write(ctx, a[0], a[1])
 	}, config.WithRetry(recoverable.DefaultRetryCounterFactory()))
 }
@@ -61,7 +61,7 @@ func runGet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return once(c, func(ctx context.Context, store *config.Store, path string) error {
+	return once(c, "nothing was read", func(ctx context.Context, store *config.Store, path string) error {
 		value, err := store.Read(ctx, a[0])
 		if errors.Is(err, config.ErrNotFound) {
 			return fmt.Errorf("no such key %q (%s)", a[0], path)
@@ -75,8 +75,11 @@ func runGet(c *cli.Context) error {
 }
 
 // once runs op on a fresh session, all of it within onceTimeout, after the
-// common flags were checked. KEY is always the first argument.
-func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path string) error, storeOpts ...config.Option) error {
+// common flags were checked. KEY is always the first argument. Ctrl-C or
+// SIGTERM before op is done ends the command with status 130 and a line
+// that says so, and what came of op (midOp): a script must never take an
+// interrupted set for a written value.
+func once(c *cli.Context, midOp string, op func(ctx context.Context, store *config.Store, path string) error, storeOpts ...config.Option) error {
 	s, err := parseSettings(c)
 	if err != nil {
 		return err
@@ -92,7 +95,7 @@ func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path
 	// Before any client exists: it would only try again and again, and its
 	// Close would wait for a server that is not there.
 	if err := fourletter.CheckReachable(ctx, s.servers); err != nil {
-		return quiet(signals, err)
+		return interrupted(signals, err, "nothing was sent")
 	}
 	rz, store, err := s.connect(log, recoverable.DefaultRetryCounterFactory(), storeOpts...)
 	if err != nil {
@@ -104,10 +107,19 @@ func once(c *cli.Context, op func(ctx context.Context, store *config.Store, path
 			return fmt.Errorf("ZooKeeper at %s answers but opened no session within %v: is a majority of its ensemble up?",
 				strings.Join(s.servers, ","), onceTimeout)
 		}
-		return quiet(signals, err)
+		return interrupted(signals, err, "nothing was sent")
 	}
 	path, _ := store.Path(c.Args().First())
-	return quiet(signals, cmdline.ExplainNoAuth(op(ctx, store, path)))
+	return interrupted(signals, cmdline.ExplainNoAuth(op(ctx, store, path)), midOp)
+}
+
+// interrupted is err, or, when Ctrl-C or SIGTERM (ctx) cut the command
+// short, the line that says so with what, and status 130 (128 + SIGINT).
+func interrupted(ctx context.Context, err error, what string) error {
+	if err != nil && ctx.Err() != nil {
+		return cli.Exit("zkconfig: interrupted: "+what, 130)
+	}
+	return err
 }
 
 // quiet drops err after Ctrl-C: the user asked the command to stop, and

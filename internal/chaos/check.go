@@ -123,6 +123,10 @@ type Report struct {
 	WentBack []Finding
 	// Lost are keys whose final value is below an acknowledged write.
 	Lost []Finding
+	// Late are the same, and values a watcher saw go back, where the older
+	// value is a write whose outcome its set never learned, which landed
+	// late: explained, as an overlap in a documented window is.
+	Late []Finding
 	// Stale are watchers whose last value is not the key's final one.
 	Stale []Finding
 }
@@ -167,7 +171,7 @@ func Check(in Input) (Report, error) {
 	}
 	if in.Config != nil {
 		r.Config, r.Overlaps = true, nil
-		r.WentBack, r.Lost, r.Stale = checkConfig(in.Config)
+		r.WentBack, r.Lost, r.Late, r.Stale = checkConfig(in.Config)
 	}
 	if in.IDs {
 		r.IDs, r.Overlaps = true, nil

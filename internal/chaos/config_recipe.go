@@ -135,6 +135,13 @@ type ConfigInput struct {
 	Values map[string][]watched
 	// Acked is, by key, the highest value whose set exited 0.
 	Acked map[string]int64
+	// Unsure is, by key, the values whose set did not say it succeeded:
+	// killed, timed out or refused. Such a write may still land, later
+	// than the next one (a request held in a black hole, delivered on the
+	// heal while its session lives), so a key or a watcher may go back to
+	// it: the documented price of the chapter's unconditional write, not a
+	// fault of the service.
+	Unsure map[string]map[int64]bool
 	// Final is, by key, what a synced read found once the updaters had
 	// stopped and the bound had passed.
 	Final map[string]int64
@@ -144,16 +151,28 @@ type ConfigInput struct {
 // never go back within one run of it; no acknowledged write is lost (the
 // final value is at least the highest acknowledged); and each watcher's
 // last value is the final one.
-func checkConfig(in *ConfigInput) (back, lost, stale []Finding) {
+func checkConfig(in *ConfigInput) (back, lost, late, stale []Finding) {
 	for name, vs := range in.Values {
 		for i := 1; i < len(vs); i++ {
-			if vs[i].Life == vs[i-1].Life && vs[i].Value < vs[i-1].Value {
-				back = append(back, Finding{Time: vs[i].At, Detail: fmt.Sprintf("%s saw %s go back from %d to %d", name, keyOf(name), vs[i-1].Value, vs[i].Value)})
+			if vs[i].Life != vs[i-1].Life || vs[i].Value >= vs[i-1].Value {
+				continue
 			}
+			f := Finding{Time: vs[i].At, Detail: fmt.Sprintf("%s saw %s go back from %d to %d", name, keyOf(name), vs[i-1].Value, vs[i].Value)}
+			if in.Unsure[keyOf(name)][vs[i].Value] {
+				f.Detail += ", a write whose set did not say it succeeded, landing late"
+				late = append(late, f)
+				continue
+			}
+			back = append(back, f)
 		}
 	}
 	for key, acked := range in.Acked {
-		if final, ok := in.Final[key]; !ok || final < acked {
+		final, ok := in.Final[key]
+		switch {
+		case ok && final >= acked:
+		case ok && in.Unsure[key][final]:
+			late = append(late, Finding{Detail: fmt.Sprintf("%s holds %d after %d was acknowledged: %d's set did not say it succeeded, and its write landed late", key, final, acked, final)})
+		default:
 			lost = append(lost, Finding{Detail: fmt.Sprintf("%s holds %d (read: %v) after %d was acknowledged", key, final, ok, acked)})
 		}
 	}
@@ -169,8 +188,9 @@ func checkConfig(in *ConfigInput) (back, lost, stale []Finding) {
 	}
 	sortFindings(back)
 	sortFindings(lost)
+	sortFindings(late)
 	sortFindings(stale)
-	return back, lost, stale
+	return back, lost, late, stale
 }
 
 // configInput is the checker's view of the config soak; nil for the others.
@@ -178,7 +198,7 @@ func (s *soak) configInput(final map[string]int64) *ConfigInput {
 	if s.values == nil {
 		return nil
 	}
-	in := &ConfigInput{Values: map[string][]watched{}, Acked: map[string]int64{}, Final: final}
+	in := &ConfigInput{Values: map[string][]watched{}, Acked: map[string]int64{}, Final: final, Unsure: map[string]map[int64]bool{}}
 	s.values.mu.Lock()
 	for name, vs := range s.values.values {
 		in.Values[name] = append([]watched(nil), vs...)
@@ -188,9 +208,13 @@ func (s *soak) configInput(final map[string]int64) *ConfigInput {
 		if !isUpdater(sp.name) {
 			continue
 		}
+		key := keyOf(sp.name)
+		in.Unsure[key] = map[int64]bool{}
 		for i, l := range sp.livesOf() {
 			if !l.To.IsZero() && l.Status == 0 && l.Signal == 0 {
-				in.Acked[keyOf(sp.name)] = int64(i + 1) // life i+1 wrote i+1
+				in.Acked[key] = int64(i + 1) // life i+1 wrote i+1
+			} else {
+				in.Unsure[key][int64(i+1)] = true
 			}
 		}
 	}

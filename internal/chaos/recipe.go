@@ -128,8 +128,11 @@ func (c *Config) respawns(name string) bool {
 }
 
 // goodStatus says whether an exit status after SIGTERM is a graceful one:
-// 0; for zklock also 130, interrupted while waiting for the lock; for a
-// seqid worker also 1, interrupted while it waited for room.
+// 0; for zklock also 130, interrupted while waiting for the lock. A seqid
+// worker or a config updater is a command that ends on its own, whose
+// status tells how its one call went (no such sequence during a data
+// loss, no server): any status is its own, and only a signal or the
+// limit makes its exit a bad one.
 func (c *Config) goodStatus(name string, status int) bool {
 	switch {
 	case status == 0:
@@ -137,7 +140,9 @@ func (c *Config) goodStatus(name string, status int) bool {
 	case c.Recipe == RecipeLock:
 		return status == 130
 	case c.Recipe == RecipeSeqid:
-		return isWorker(name) && status == 1
+		return isWorker(name)
+	case c.Recipe == RecipeConfig:
+		return isUpdater(name)
 	}
 	return false
 }

@@ -40,6 +40,7 @@ func (r Report) Write(w io.Writer) {
 	case r.Config:
 		writeFindings(w, "values that went back", r.WentBack)
 		writeFindings(w, "lost writes", r.Lost)
+		writeFindings(w, "explained: unsure writes that landed late", r.Late)
 		writeFindings(w, "stale watchers", r.Stale)
 		fmt.Fprintln(w, "overlaps: not looked for (updaters write side by side)")
 	case r.Group:

@@ -9,14 +9,14 @@ import (
 
 // ZooKeeper's request opcodes that the tests trap on.
 const (
-	OpDelete int32 = 2
-	// OpGetData is go-zookeeper's Get and GetW.
-	OpGetData int32 = 4
+	OpDelete  int32 = 2
 	OpExists  int32 = 3
-	OpMulti   int32 = 14
+	OpGetData int32 = 4 // go-zookeeper's Get and GetW
+	OpSetData int32 = 5 // go-zookeeper's Set
 	OpSync    int32 = 9
 	// OpGetChildren2 is go-zookeeper's Children and ChildrenW.
 	OpGetChildren2 int32 = 12
+	OpMulti        int32 = 14
 )
 
 // SetReplyLatency holds every frame from the server for d before the

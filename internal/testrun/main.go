@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-alone REGEXP] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -alone run after all the others, one at a time: the
@@ -27,6 +27,7 @@ import (
 func main() {
 	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
 	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, one at a time")
+	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
 	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
 	report := flag.String("report", "", "print the summary of the events kept in this folder, and run nothing")
@@ -52,7 +53,11 @@ func main() {
 		return
 	}
 	start := time.Now()
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, alone: aloneRE, logDir: *logDir, testFlags: flag.Args()})
+	var aloneArgs []string
+	if *aloneParallel > 0 {
+		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
+	}
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

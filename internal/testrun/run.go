@@ -42,6 +42,7 @@ type runConfig struct {
 	dir       string // the module's folder
 	jobs      int
 	alone     *regexp.Regexp
+	aloneArgs []string // go test flags for the alone packages, after testFlags
 	logDir    string
 	testFlags []string
 }
@@ -68,6 +69,7 @@ func run(cfg runConfig) ([]*result, error) {
 	}
 	var mu sync.Mutex // orders the printing
 	results := runAll(cfg, together, cfg.jobs, &mu)
+	cfg.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
 	return append(results, runAll(cfg, last, 1, &mu)...), nil
 }
 

@@ -43,3 +43,33 @@ func TestIDChecks(t *testing.T) {
 		t.Errorf("pass %v, overlaps %d: want a failure and no overlaps looked for", r.Pass(), len(r.Overlaps))
 	}
 }
+
+// The config checks: a value going back is a finding unless the older
+// value's set never learned its outcome (then it landed late: explained);
+// a key below its last acknowledged value is a lost write, unless it holds
+// such a value; a watcher not ending on its key's value is stale.
+func TestConfigChecks(t *testing.T) {
+	in := &ConfigInput{
+		Values: map[string][]watched{
+			"v1": {{At: ts(0), Life: 1, Value: 3}, {At: ts(step), Life: 1, Value: 2}, {At: ts(2 * step), Life: 1, Value: 5}},
+			"v2": {{At: ts(0), Life: 1, Value: 4}, {At: ts(step), Life: 1, Value: 3}},
+			"v3": {{At: ts(0), Life: 1, Value: 8}},
+		},
+		Acked:  map[string]int64{"u1": 6, "u2": 4, "u3": 9},
+		Unsure: map[string]map[int64]bool{"u1": {5: true}, "u2": {}, "u3": {}},
+		Final:  map[string]int64{"u1": 5, "u2": 3, "u3": 9},
+	}
+	back, lost, late, stale := checkConfig(in)
+	if len(back) != 2 || !strings.Contains(back[0].Detail+back[1].Detail, "v1 saw u1 go back from 3 to 2") {
+		t.Errorf("went back %+v, want v1's 3 to 2 and v2's 4 to 3", back)
+	}
+	if len(lost) != 1 || !strings.Contains(lost[0].Detail, "u2 holds 3") {
+		t.Errorf("lost %+v, want u2's", lost)
+	}
+	if len(late) != 1 || !strings.Contains(late[0].Detail, "u1 holds 5 after 6 was acknowledged") {
+		t.Errorf("late %+v, want u1's 5 over 6", late)
+	}
+	if len(stale) != 1 || stale[0].Detail != "v3's last value of u3 is 8; the key holds 9" {
+		t.Errorf("stale %+v, want v3's", stale)
+	}
+}

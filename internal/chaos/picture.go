@@ -44,8 +44,9 @@ func (p *picture) x(t time.Time) float64 {
 	return picLeft + float64(t.Sub(p.from))/float64(d)*p.plot
 }
 
-// writePicture draws the soak's SVG: title is its one-line description.
-func writePicture(w io.Writer, title string, tl *speaker.Timeline, faults []Fault, rep Report, from, to time.Time) {
+// writePicture draws the soak's SVG: title is its one-line description,
+// green says what a lane's green bar means for the recipe.
+func writePicture(w io.Writer, title, green string, tl *speaker.Timeline, faults []Fault, rep Report, from, to time.Time) {
 	p := &picture{from: from, to: to, plot: picWidth - picLeft - 20}
 	names := slices.Clone(tl.Writers)
 	slices.Sort(names)
@@ -97,7 +98,7 @@ func writePicture(w io.Writer, title string, tl *speaker.Timeline, faults []Faul
 		fmt.Fprintf(&p.b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#222"/>`+"\n", x, axisY, x, axisY+5)
 		text(&p.b, x-8, axisY+19, 12, "#444", "", fmt.Sprintf("%gs", d.Seconds()))
 	}
-	text(&p.b, picLeft, axisY+40, 12, "#444", "", "seconds since the first fault. Green: a speaker writing. Coloured strips: the faults, on their target's lane. Checker: overlaps (red: unexplained) and stalls.")
+	text(&p.b, picLeft, axisY+40, 12, "#444", "", "seconds since the first fault. Green: "+green+". Coloured strips: the faults, on their target's lane. Checker: overlaps (red: unexplained) and stalls.")
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" font-family="DejaVu Sans, Arial, sans-serif">`+"\n", picWidth, axisY+56)
 	fmt.Fprintln(w, `<rect width="100%" height="100%" fill="white"/>`)
 	io.WriteString(w, p.b.String())

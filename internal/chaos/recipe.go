@@ -179,3 +179,18 @@ func (c *Config) stallBound() time.Duration {
 	}
 	return 0
 }
+
+// greenMeans says what a green bar on a lane of the picture shows.
+func (c *Config) greenMeans() string {
+	switch c.Recipe {
+	case RecipeLock:
+		return "a lock holder's CMD writing"
+	case RecipeGroup:
+		return "a member in ZooKeeper's listing"
+	case RecipeConfig:
+		return "a watcher printing a value"
+	case RecipeSeqid:
+		return "a worker handed IDs"
+	}
+	return "a speaker writing"
+}

@@ -234,6 +234,6 @@ func (s *soak) writeFiles(rep Report, out []byte) error {
 		return err
 	}
 	var svg strings.Builder
-	writePicture(&svg, s.cfg.String(), tl, s.faults, rep, s.began, s.ended)
+	writePicture(&svg, s.cfg.String(), s.cfg.greenMeans(), tl, s.faults, rep, s.began, s.ended)
 	return os.WriteFile(filepath.Join(s.cfg.Dir, "timeline.svg"), []byte(svg.String()), 0o644)
 }

@@ -108,6 +108,7 @@ type Exit struct {
 	Status int            // the exit status, when it exited on its own
 	Signal syscall.Signal // the signal that ended it, 0 when it exited on its own
 	Killed bool           // it did not exit within the limit, and the soak killed it
+	Before bool           // it had ended on its own before the signal: nothing to judge
 	Took   time.Duration
 }
 
@@ -116,6 +117,9 @@ type Exit struct {
 func (e Exit) bad(good func(name string, status int) bool) bool {
 	if good == nil {
 		good = func(_ string, status int) bool { return status == 0 }
+	}
+	if e.Before {
+		return false
 	}
 	return e.Killed || e.Signal != 0 || !good(e.Name, e.Status) || e.Took > ExitLimit
 }

@@ -205,6 +205,18 @@ func (s *speakerProc) stop(sig syscall.Signal, limit time.Duration) Exit {
 	case <-ready:
 	case <-time.After(startLimit):
 	}
+	select {
+	case <-exited:
+		// It ended on its own before the signal: its status answers no
+		// SIGTERM of ours (a respawn is on its way, and now halted).
+		s.mu.Lock()
+		if s.cmd == cmd {
+			s.cmd, s.exited = nil, nil
+		}
+		s.mu.Unlock()
+		return Exit{Name: s.name, Before: true}
+	default:
+	}
 	start := time.Now()
 	_ = cmd.Process.Signal(sig)
 	if sig == syscall.SIGTERM {

@@ -135,7 +135,7 @@ func (c *Config) respawns(name string) bool {
 // worker or a config updater is a command that ends on its own, whose
 // status tells how its one call went (no such sequence during a data
 // loss, no server): any status is its own, and only a signal or the
-// limit makes its exit a bad one.
+// limit makes its exit a bad one. A group member is the same.
 func (c *Config) goodStatus(name string, status int) bool {
 	switch {
 	case status == 0:
@@ -146,6 +146,11 @@ func (c *Config) goodStatus(name string, status int) bool {
 		return isWorker(name)
 	case c.Recipe == RecipeConfig:
 		return isUpdater(name)
+	case c.Recipe == RecipeGroup:
+		// A member that cannot leave at once (ZooKeeper out of reach)
+		// says so and exits 1, as zkgroup join documents; only a signal
+		// or the limit is a bad exit.
+		return name != watcherName
 	}
 	return false
 }

@@ -33,6 +33,7 @@ type speakerProc struct {
 	status  int
 	endedBy syscall.Signal // what ended it, if a signal did
 	halted  bool           // stopped by the soak: not started again on its own (respawn)
+	started int            // the pid of the process started last
 	sink    lineSink       // where its stdout goes, line by line; nil: into its log
 	lives   []span         // when each of its processes ran
 	printed chan struct{}  // closed at its first line on stdout, when it has a sink
@@ -176,7 +177,7 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 		s.endedOnItsOwn(cmd)
 	}()
 	ready := make(chan struct{})
-	s.cmd, s.exited, s.ready, s.printed = cmd, exited, ready, printed
+	s.cmd, s.exited, s.ready, s.printed, s.started = cmd, exited, ready, printed, cmd.Process.Pid
 	s.lives = append(s.lives, span{From: time.Now()})
 	return exited, ready, nil
 }
@@ -240,14 +241,11 @@ func (s *speakerProc) stop(sig syscall.Signal, limit time.Duration) Exit {
 	return out
 }
 
-// pid is the running process's id, 0 when none runs.
-func (s *speakerProc) pid() int {
+// lastPid is the id of the process started last, running or not.
+func (s *speakerProc) lastPid() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return 0
-	}
-	return s.cmd.Process.Pid
+	return s.started
 }
 
 // network applies f to every proxy of the speaker.

@@ -127,7 +127,7 @@ func (s *soak) restart(sp *speakerProc, after time.Duration) string {
 	if err := sp.start(); err != nil {
 		return "could not restart: " + err.Error()
 	}
-	return fmt.Sprintf("restarted after %v as pid %d", after.Round(time.Millisecond), sp.pid())
+	return fmt.Sprintf("restarted after %v as pid %d", after.Round(time.Millisecond), sp.lastPid())
 }
 
 // awaitQuorum waits until a majority of the servers serve again.

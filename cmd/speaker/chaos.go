@@ -21,12 +21,12 @@ import (
 func chaosCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "chaos",
-		Usage: "a seeded soak: speakers on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check of out.txt",
+		Usage: "a seeded soak: speakers (or, with --recipe, another program's processes) on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), " or ") + " (zklock contenders, each running a critical section that writes lines)"},
+			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (README: the other programs under chaos)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
-			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (zklock contenders)"},
+			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (contenders, members, updaters, workers)"},
 			electionFlag(),
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one or at-least-one"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},

@@ -26,6 +26,29 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 	if p.speaker != nil {
 		f.Target = p.speaker.name
 	}
+	var instant bool
+	switch p.kind {
+	case Kill, Term, LostCreate:
+		instant = s.restartFault(ctx, p, &f)
+	case ServerKill, QuorumLoss, DataLoss, DeleteLeader, DeletePath:
+		instant = s.zooKeeperFault(ctx, p, &f)
+	default:
+		s.processFault(ctx, p, &f)
+	}
+	if instant {
+		return f
+	}
+	if f.End.IsZero() {
+		f.End = time.Now()
+	}
+	f.Note = fmt.Sprintf("for %v", f.End.Sub(f.Start).Round(time.Millisecond))
+	return f
+}
+
+// restartFault ends a process (SIGKILL, SIGTERM, or SIGTERM with a trap for
+// its next create's reply) and starts it again. The fault is the signal:
+// the restart is a new candidate, so it is instant (End is Start).
+func (s *soak) restartFault(ctx context.Context, p planned, f *Fault) (instant bool) {
 	sp := p.speaker
 	switch p.kind {
 	case Kill, Term:
@@ -39,12 +62,32 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 		}
 		sleep(ctx, p.hold)
 		f.Note = s.restart(sp, p.hold)
-		f.End = f.Start // the fault is the signal: the restart is a new candidate
-		return f
+	case LostCreate:
+		// The next create under the election path is applied by the
+		// server, and its reply never arrives: the connection is reset.
+		// A restart makes the process create its znode anew.
+		prefix := s.cfg.electionPath()
+		if s.cfg.Election == "sequential" {
+			prefix += "/"
+		}
+		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate(prefix) })
+		s.noteExit(sp.stop(syscall.SIGTERM, ExitLimit))
+		f.Note = s.restart(sp, 0)
+		sleep(ctx, p.hold)
+		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate("") }) // disarm the proxies it did not use
+	}
+	f.End = f.Start
+	return true
+}
+
+// processFault freezes a process or faults its network for p.hold.
+func (s *soak) processFault(ctx context.Context, p planned, f *Fault) {
+	sp := p.speaker
+	switch p.kind {
 	case StopShort, StopLong:
 		sp.signal(syscall.SIGSTOP)
 		sleep(ctx, p.hold)
-		// End is taken before the fault is lifted: the speaker may write
+		// End is taken before the fault is lifted: the process may write
 		// the instant it runs again, before this goroutine reads a clock.
 		f.End = time.Now()
 		sp.signal(syscall.SIGCONT)
@@ -65,21 +108,13 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 		sleep(ctx, p.hold)
 		f.End = time.Now()
 		sp.network((*faultproxy.Proxy).Heal)
-	case LostCreate:
-		// The next create under the election path is applied by the
-		// server, and its reply never arrives: the connection is reset.
-		// A restart makes the speaker create its znode anew.
-		prefix := s.cfg.electionPath()
-		if s.cfg.Election == "sequential" {
-			prefix += "/"
-		}
-		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate(prefix) })
-		s.noteExit(sp.stop(syscall.SIGTERM, ExitLimit))
-		f.Note = s.restart(sp, 0)
-		sleep(ctx, p.hold)
-		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate("") }) // disarm the proxies it did not use
-		f.End = f.Start
-		return f
+	}
+}
+
+// zooKeeperFault kills servers, loses all their data, or deletes by hand
+// as an operator would. Deletes and data losses are instant faults.
+func (s *soak) zooKeeperFault(ctx context.Context, p planned, f *Fault) (instant bool) {
+	switch p.kind {
 	case ServerKill, QuorumLoss:
 		f.Target = serverNames(p.servers)
 		for _, id := range p.servers {
@@ -94,32 +129,27 @@ func (s *soak) inject(ctx context.Context, p planned) Fault {
 			}
 		}
 		s.awaitQuorum(ctx)
+		return false
 	case DataLoss:
 		f.Target = serverNames(p.servers)
 		f.Note = s.loseEverything(ctx, p.servers)
 		f.End = time.Now()
-		return f
-	case DeleteLeader, DeletePath:
-		var err error
-		if p.kind == DeleteLeader || s.cfg.Election == "single-file" {
-			f.Target, err = s.op.deleteLeader(ctx, s.cfg.Election == "sequential")
-		} else {
-			f.Target, err = s.cfg.electionPath(), s.op.deletePath(ctx)
-		}
-		if err != nil {
-			f.Note = err.Error()
-		}
-		if f.Target == "" {
-			f.Target = "-"
-		}
-		f.End = f.Start
-		return f
+		return true
 	}
-	if f.End.IsZero() {
-		f.End = time.Now()
+	var err error
+	if p.kind == DeleteLeader || s.cfg.Election == "single-file" {
+		f.Target, err = s.op.deleteLeader(ctx, s.cfg.Election == "sequential")
+	} else {
+		f.Target, err = s.cfg.electionPath(), s.op.deletePath(ctx)
 	}
-	f.Note = fmt.Sprintf("for %v", f.End.Sub(f.Start).Round(time.Millisecond))
-	return f
+	if err != nil {
+		f.Note = err.Error()
+	}
+	if f.Target == "" {
+		f.Target = "-"
+	}
+	f.End = f.Start
+	return true
 }
 
 // restart starts a stopped speaker again and says so for the fault log.

@@ -65,6 +65,16 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
+// hitsAProcess says whether a fault of this kind targets one process (a
+// signal, or its network), not ZooKeeper.
+func (k Kind) hitsAProcess() bool {
+	switch k {
+	case ServerKill, QuorumLoss, DeleteLeader, DeletePath, DataLoss:
+		return false
+	}
+	return true
+}
+
 // Kinds lists every kind, in the summary's order.
 func Kinds() []Kind {
 	out := make([]Kind, numKinds)

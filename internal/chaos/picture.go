@@ -49,6 +49,11 @@ func (p *picture) x(t time.Time) float64 {
 func writePicture(w io.Writer, title, green string, tl *speaker.Timeline, faults []Fault, rep Report, from, to time.Time) {
 	p := &picture{from: from, to: to, plot: picWidth - picLeft - 20}
 	names := slices.Clone(tl.Writers)
+	for _, f := range faults {
+		if f.Kind.hitsAProcess() && !slices.Contains(names, f.Target) {
+			names = append(names, f.Target) // a process that writes no line
+		}
+	}
 	slices.Sort(names)
 	lanes := append(names, "zookeeper", "checker")
 	top := 100.0

@@ -37,6 +37,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{[]string{"create", "-s", server, "--frob", "t-bad"}, "--frob"},
 		{[]string{"create", "-s", server, "--session-timeout", "--auth", "t-bad"}, "--session-timeout"},
 		{[]string{"create", "t-bad", "-s", server}, "-s: flags go before the arguments"},
+		{[]string{"-s", server, "list", "t-bad"}, "-s: put it after the command (zkgroup list -s"},
 		{[]string{"list", "-s", server, "--watch=maybe", "t-bad"}, "--watch"},
 		{[]string{"frob", "t-bad"}, `no command "frob"`},
 		{[]string{"help", "frob"}, `no command "frob"`},

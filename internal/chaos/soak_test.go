@@ -115,8 +115,8 @@ func TestLockSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeLock, Seed: 21, Duration: 12 * time.Second, Speakers: 3, Policy: "at-most-one", Fence: true,
 		Servers: 1, Speaker: buildSpeaker(t, "")}, func(rep Report) string {
-		if rep.Terms < 4 {
-			return fmt.Sprintf("%d holders in the soak, want at least 4: the lock hardly changed hands", rep.Terms)
+		if rep.Terms < 2 {
+			return fmt.Sprintf("%d holder in the soak, want at least 2: the lock never changed hands", rep.Terms)
 		}
 		return ""
 	})
@@ -202,8 +202,8 @@ func TestGroupSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeGroup, Seed: 8, Duration: 12 * time.Second, Speakers: 3, Servers: 1,
 		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
-		if rep.Lines < 100 {
-			return fmt.Sprintf("%d member lines read, want at least 100", rep.Lines)
+		if rep.Lines < 30 {
+			return fmt.Sprintf("%d member lines read, want at least 30", rep.Lines)
 		}
 		return ""
 	})
@@ -225,8 +225,8 @@ func TestConfigSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeConfig, Seed: 9, Duration: 12 * time.Second, Speakers: 2, Servers: 1,
 		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
-		if rep.Lines < 20 {
-			return fmt.Sprintf("%d values seen by the watchers, want at least 20", rep.Lines)
+		if rep.Lines < 10 {
+			return fmt.Sprintf("%d values seen by the watchers, want at least 10", rep.Lines)
 		}
 		return ""
 	})

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,9 +67,35 @@ func Main(app *cli.App) {
 }
 
 // OnUsageError turns urfave's complaints (an unknown flag, a flag without
-// its value) into one line and exit status 2.
-func OnUsageError(c *cli.Context, err error, _ bool) error {
+// its value) into one line and exit status 2. A flag given before the
+// command that takes it (`zkgroup -s HOST list zoo`) is told where it goes.
+func OnUsageError(c *cli.Context, err error, isSubcommand bool) error {
+	if name, ok := usage.UndefinedFlag(err); ok && !isSubcommand {
+		if cmd := commandWithFlag(c.App, name); cmd != "" {
+			return UsageError{fmt.Sprintf("%s: put it after the command (%s %s %s …)", usage.Dashed(name), c.App.Name, cmd, usage.Dashed(name))}
+		}
+	}
 	return UsageError{usage.FlagError(err, c.Command.HelpName)}
+}
+
+// commandWithFlag names the command that takes the flag called name: the
+// one on the command line if it does, or else the first of app's that
+// does; "" if none.
+func commandWithFlag(app *cli.App, name string) string {
+	takes := func(cmd *cli.Command) bool {
+		return slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+	}
+	for _, arg := range os.Args[1:] {
+		if cmd := app.Command(arg); cmd != nil && takes(cmd) {
+			return cmd.Name
+		}
+	}
+	for _, cmd := range app.Commands {
+		if takes(cmd) {
+			return cmd.Name
+		}
+	}
+	return ""
 }
 
 // TakenValues catches a flag whose value is missing, so that the next flag

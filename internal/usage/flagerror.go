@@ -49,6 +49,15 @@ func FlagError(err error, command string) string {
 	return msg
 }
 
+// UndefinedFlag returns the name of the flag that err says is not
+// defined (urfave/cli passes on the flag package's error), without dashes.
+func UndefinedFlag(err error) (string, bool) {
+	if m := undefined.FindStringSubmatch(err.Error()); m != nil {
+		return strings.TrimLeft(m[1], "-"), true
+	}
+	return "", false
+}
+
 // Dashed writes a flag's name as it is typed: --name, or -s for a
 // one-letter alias.
 func Dashed(name string) string {

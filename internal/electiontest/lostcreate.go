@@ -20,7 +20,11 @@ func LostCreateAcrossExpiry(t *testing.T, cluster *zktest.Cluster, newMonitor Ne
 	znodes func(context.Context, *recoverable.RecoverableZookeeper) ([]string, error)) {
 	t.Helper()
 	proxy := zktest.NewProxy(t, cluster.Server(0))
-	rz := Connect(t, []string{proxy.Addr()}, time.Second)
+	// Two seconds, not one: the engine bounds each check by the session's
+	// life, and on a busy machine (make test runs many servers at once) a
+	// round trip that takes most of a one-second session fails every
+	// check after the reconnect, so that the candidate never rejoins.
+	rz := Connect(t, []string{proxy.Addr()}, 2*time.Second)
 	oldSession := rz.SessionID()
 	proxy.RefuseAfterCreate(trap)
 	l := zktest.NewListener("late")

@@ -178,9 +178,17 @@ func (c *Config) weights() [numKinds]int {
 // + slack (0). After a total loss, a persister may first need two session
 // timeouts to give up on its client (the servers refuse one that has seen
 // their lost transactions), then an election and a raise: three sessions.
+// A group's readings wait for the operator's client to reconnect.
 func (c *Config) stallBound() time.Duration {
-	if c.Recipe == RecipeSeqid {
+	switch c.Recipe {
+	case RecipeSeqid:
 		return 3*c.Session + c.Tick + c.Interval + Slack
+	case RecipeGroup:
+		// The lines are the operator's readings: after a server comes
+		// back, its own client must reconnect (go-zookeeper backs off
+		// between tries) before it reads again. Whether the members are
+		// right is the listing check's, with its own bound.
+		return 2*c.Session + c.Tick + c.Interval + Slack
 	}
 	return 0
 }

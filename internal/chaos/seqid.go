@@ -37,38 +37,6 @@ const (
 // isWorker says whether the slot called name is a seqid worker.
 func isWorker(name string) bool { return strings.HasPrefix(name, "w") }
 
-// slotNames are the names of the soak's processes, in start order.
-func (c *Config) slotNames() []string {
-	var names []string
-	if c.Recipe == RecipeConfig {
-		for _, role := range []string{"u", "v"} {
-			for i := range c.Speakers {
-				names = append(names, fmt.Sprintf("%s%d", role, i+1))
-			}
-		}
-		return names
-	}
-	if c.Recipe == RecipeGroup {
-		for i := range c.Speakers {
-			names = append(names, fmt.Sprintf("m%d", i+1))
-		}
-		return append(names, watcherName)
-	}
-	if c.Recipe == RecipeSeqid {
-		for i := range seqidPersisters {
-			names = append(names, fmt.Sprintf("p%d", i+1))
-		}
-		for i := range c.Speakers {
-			names = append(names, fmt.Sprintf("w%d", i+1))
-		}
-		return names
-	}
-	for i := range c.Speakers {
-		names = append(names, fmt.Sprintf("s%d", i+1))
-	}
-	return names
-}
-
 // seqidArgv is a seqid process's command line.
 func (c *Config) seqidArgv(name, servers string, count int) []string {
 	common := []string{"--servers", servers, "--session-timeout", c.Session.String(), "--log-level", "info"}

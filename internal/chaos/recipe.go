@@ -131,7 +131,8 @@ func (c *Config) respawns(name string) bool {
 // 0; for zklock, which exits with its CMD's status, also 130 (interrupted
 // while waiting for the lock) and 137 (its watchdog killed a CMD that had
 // not ended by the moment the session might expire: on a loaded machine,
-// a CMD between a line and its fsync may not be let finish). A seqid
+// a CMD between a line and its fsync may not be let finish) and 143 (a CMD
+// just started, signalled before it handles SIGTERM, ends by it). A seqid
 // worker or a config updater is a command that ends on its own, whose
 // status tells how its one call went (no such sequence during a data
 // loss, no server): any status is its own, and only a signal or the
@@ -141,7 +142,7 @@ func (c *Config) goodStatus(name string, status int) bool {
 	case status == 0:
 		return true
 	case c.Recipe == RecipeLock:
-		return status == 130 || status == 137
+		return status == 130 || status == 137 || status == 143
 	case c.Recipe == RecipeSeqid:
 		return isWorker(name)
 	case c.Recipe == RecipeConfig:

@@ -90,6 +90,8 @@ lint: vet staticcheck shellcheck
 #   run at once than there are cores: PARALLEL tests within a package,
 #   JOBS packages. Three packages of eight tests kept both cores busy with
 #   dozens of processes waiting to run, and bounds broke.
+# - The longest packages start first (FIRST), so that the two jobs end
+#   together on short ones instead of one long package running by itself.
 # - The soaks of internal/chaos run alone at the end: their random faults
 #   load the machine, and the fault tests hold real processes to bounds
 #   derived from the session timeout.
@@ -99,6 +101,7 @@ lint: vet staticcheck shellcheck
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
+FIRST := /cmd/speaker$$|/nodemonitor$$|/internal/zktest$$|/cmd/seqid$$|/znodemonitor$$|/recoverable$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 compile-tests:
@@ -107,7 +110,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
-	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -alone '/internal/chaos$$' -alone-parallel 12 \
+	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/internal/chaos$$' -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

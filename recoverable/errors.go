@@ -48,6 +48,14 @@ func IsRetryable(err error) bool {
 		errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
+// NeverSent reports whether err is go-zookeeper's answer to a request that
+// never left the client: it queues requests made while it is disconnected
+// and fails them with ErrNoServer each time a pass over the whole server
+// list found none to take them. Such a request cannot have been applied,
+// so trying it again once a server answers is no retry of an unknown
+// outcome, and a caller that counts retries need not count it.
+func NeverSent(err error) bool { return errors.Is(err, zk.ErrNoServer) }
+
 // IsPermanent reports whether err is an answer that no retry, however
 // patient, can change: the request itself is wrong (an invalid path, ACL or
 // argument, a child under an ephemeral znode). A loop that tries again

@@ -28,6 +28,9 @@ func retry[T any](ctx context.Context, r *RecoverableZookeeper, name, path strin
 // error. It returns an error, and the caller gives up, when no retry is left
 // or ctx is done.
 func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounter, name, path string, attempts int, cause error) error {
+	if counter.MaxRetries() == 0 {
+		return cause // one attempt was all it had: nothing was exhausted
+	}
 	if !counter.ShouldRetry() {
 		return fmt.Errorf("%s %s: %w after %d attempts: %w", name, path, ErrRetriesExhausted, attempts, cause)
 	}

@@ -55,6 +55,18 @@ func TestRetryRetriesOnlyWhatARetryCanCure(t *testing.T) {
 	}
 }
 
+// A client made with no retries at all exhausts none: its one failed
+// attempt is reported as it is, not as "retries exhausted after 1
+// attempts", which a caller retrying on its own would log on every try.
+func TestNoRetriesExhaustsNone(t *testing.T) {
+	t.Parallel()
+	r := offline(RetryCounterFactory{MaxRetries: 0, Interval: time.Millisecond})
+	_, attempts, err := retry(context.Background(), r, "set", "/p", func() (int, error) { return 0, zk.ErrNoServer })
+	if attempts != 1 || !errors.Is(err, zk.ErrNoServer) || errors.Is(err, ErrRetriesExhausted) {
+		t.Fatalf("%d attempts, %v; want one attempt failing with zk.ErrNoServer alone", attempts, err)
+	}
+}
+
 func TestRetrySucceedsAfterTransientLoss(t *testing.T) {
 	t.Parallel()
 	r := offline(RetryCounterFactory{MaxRetries: 5, Interval: time.Millisecond})

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
 )
@@ -219,6 +220,11 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	// Logged once Ctrl-C and SIGTERM are ours to handle: `speaker chaos`
 	// waits for it before it may signal a worker.
 	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.servers, ","))
+	// Before any client exists: go-zookeeper would only retry, silently,
+	// until the timeout.
+	if err := fourletter.CheckReachable(ctx, s.servers); err != nil {
+		return err
+	}
 	rz, err := s.connect(log)
 	if err != nil {
 		return err

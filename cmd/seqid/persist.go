@@ -94,8 +94,13 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 	strandedCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stranded := watchStranded(strandedCtx, rz, 2*s.sessionTimeout)
+	// The first session may take a while: say so, and why, meanwhile.
+	if err := cmdline.AwaitSession(strandedCtx, log, rz, s.servers, s.sessionTimeout); err != nil {
+		rz.Close()
+		return nil // Ctrl-C: runPersist ends
+	}
 	var p *sequence.Persister
-	for p == nil { // the first connection may take a while
+	for p == nil {
 		start, cancelStart := context.WithTimeout(strandedCtx, s.sessionTimeout+5*time.Second)
 		p, err = sequence.NewPersister(start, rz, store, opts...)
 		cancelStart()
@@ -147,13 +152,16 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 	return nil
 }
 
-// watchStranded returns a channel closed when rz has been without a
-// connection for longer than d.
+// watchStranded returns a channel closed when rz, once connected, has been
+// without a connection for longer than d. A client that never connected
+// has seen no transaction that a server could hold against it: a new one
+// would fare no better, so it only waits.
 func watchStranded(ctx context.Context, rz *recoverable.RecoverableZookeeper, d time.Duration) <-chan struct{} {
 	out := make(chan struct{})
 	events := rz.Observe(ctx)
 	go func() {
 		var timer <-chan time.Time
+		connected := false
 		for {
 			select {
 			case ev, ok := <-events:
@@ -162,9 +170,9 @@ func watchStranded(ctx context.Context, rz *recoverable.RecoverableZookeeper, d 
 				}
 				switch ev.State {
 				case recoverable.StateConnected:
-					timer = nil
+					timer, connected = nil, true
 				case recoverable.StateDisconnected, recoverable.StateExpired:
-					if timer == nil {
+					if timer == nil && connected {
 						timer = time.After(d)
 					}
 				}

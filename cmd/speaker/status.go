@@ -55,10 +55,14 @@ func runStatus(c *cli.Context) error {
 		once, cancel = context.WithTimeout(ctx, onceTimeout)
 		defer cancel()
 	}
-	// Before any client exists: it would only retry, and its Close waits
-	// for a server that is not there.
-	if err := fourletter.CheckReachable(once, servers); err != nil {
+	// Before any client exists: it would only retry, in silence. Once, it
+	// says so and exits; --watch, which runs until stopped, waits for a
+	// server, as every command that runs until stopped does.
+	if err := fourletter.CheckReachable(once, servers); err != nil && !c.Bool("watch") {
 		return quiet(ctx, err)
+	} else if err != nil {
+		// Before the display starts, so a log line garbles nothing.
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Warn(err.Error() + cmdline.Waiting)
 	}
 	// No log: a line across --watch's display would garble it. The display
 	// says itself when status's session is cut off.

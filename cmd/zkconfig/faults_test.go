@@ -194,9 +194,11 @@ func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
 
 // On a 3-server ensemble, servers die and come back under a running
 // `update --resilient` and a running `watch`: a follower, then the leader,
-// then two at once, which loses the quorum for a while. Neither command
-// exits; the updater writes on after each fault; once it stops, the
-// watcher ends on its last value, having printed nothing it did not write.
+// then two at once, which loses the quorum for longer than the updater's
+// two retries could cover. Neither command exits: a write that no server
+// took was never sent, so waiting for one uses no retry. The updater
+// writes on after each fault; once it stops, the watcher ends on its last
+// value, having printed nothing it did not write.
 func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -207,7 +209,7 @@ func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 	// A session that outlasts a leader election on a busy machine.
 	common := []string{"--servers", cluster.ConnString(), "--session-timeout", "8s", "--path", "/t/ens"}
 	watcher := start(t, append(append([]string{"watch"}, common...), "colour")...)
-	updater := start(t, append(append([]string{"update", "--resilient", "--every", "100ms"}, common...), "colour")...)
+	updater := start(t, append(append([]string{"update", "--resilient", "--retries", "2", "--every", "100ms"}, common...), "colour")...)
 	n := len(waitValues(t, updater, path, 3, 20*time.Second, "the first writes"))
 
 	follower := (cluster.Leader() + 1) % 3
@@ -231,7 +233,9 @@ func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 		if len(down) == 1 { // a majority is still up: writes go on
 			n = len(waitValues(t, updater, path, n+3, 30*time.Second, "writes with "+f.name+" down"))
 		} else {
-			time.Sleep(2 * time.Second)
+			// Each pass of go-zookeeper over the three servers takes a
+			// second at least; two retries cover three passes.
+			time.Sleep(6 * time.Second)
 		}
 		for _, i := range down {
 			cluster.Start(i)
@@ -250,5 +254,8 @@ func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 	subsequence(t, values(t, watcher.Stdout(), path), written)
 	if strings.Contains(updater.Stderr(), "gave up") {
 		t.Fatalf("the updater gave up a write:\n%s", updater.Stderr())
+	}
+	if strings.Contains(updater.Stderr(), "retries exhausted") {
+		t.Fatalf("a log line speaks of retries exhausted while the updater had retries left:\n%s", updater.Stderr())
 	}
 }

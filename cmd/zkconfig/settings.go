@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,7 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/config"
 	"zkspeaker/recoverable"
 )
@@ -97,14 +94,6 @@ func (s settings) connect(log *slog.Logger, retry recoverable.RetryCounterFactor
 		return nil, nil, err
 	}
 	return rz, store, nil
-}
-
-// warnUnreachable says so at once when no server answers at all: the
-// client alone would try again and again without a word.
-func (s settings) warnUnreachable(ctx context.Context, log *slog.Logger) {
-	if err := fourletter.CheckReachable(ctx, s.servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
-		log.Warn(err.Error())
-	}
 }
 
 // closeWithin closes rz, but returns after d even when ZooKeeper does not

@@ -84,7 +84,6 @@ func runUpdate(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	u.log = s.logger()
-	s.warnUnreachable(ctx, u.log)
 	rz, store, err := s.connect(u.log, noRetries, storeOpts...)
 	if err != nil {
 		return err
@@ -92,8 +91,8 @@ func runUpdate(c *cli.Context) error {
 	defer closeWithin(rz, u.log, time.Second)
 	u.rz, u.store = rz, store
 	// The first write waits for a session: a plain updater that ZooKeeper
-	// never answered has lost no connection. WaitConnected logs meanwhile.
-	if err := rz.WaitConnected(ctx); err != nil {
+	// never answered has lost no connection.
+	if err := cmdline.AwaitSession(ctx, u.log, rz, s.servers, s.sessionTimeout); err != nil {
 		return quiet(ctx, err) // nothing to say after Ctrl-C
 	}
 	u.path, _ = store.Path(u.key)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/recipes/config"
 	"zkspeaker/recoverable"
 )
@@ -41,12 +42,14 @@ func runWatch(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	log := s.logger()
-	s.warnUnreachable(ctx, log)
 	rz, store, err := s.connect(log, watchRetry)
 	if err != nil {
 		return err
 	}
 	defer closeWithin(rz, log, time.Second)
+	if err := cmdline.AwaitSession(ctx, log, rz, s.servers, s.sessionTimeout); err != nil {
+		return quiet(ctx, err) // nothing to say after Ctrl-C
+	}
 	path, _ := store.Path(a[0])
 	log.Info("watching " + path)
 	values, err := store.Watch(ctx, a[0])

@@ -32,7 +32,7 @@ func runJoin(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rz, g, err := session(ctx, cfg)
+	rz, g, err := session(ctx, cfg, true)
 	if err != nil {
 		return quiet(ctx, explain(cfg, err))
 	}

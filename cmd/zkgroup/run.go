@@ -17,27 +17,36 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// session checks that a ZooKeeper answers, connects, and waits for the
-// session. The caller closes the client. ctx bounds the wait.
-func session(ctx context.Context, cfg config) (*recoverable.RecoverableZookeeper, *group.Group, error) {
-	// Before any client exists: go-zookeeper would only retry, silently,
-	// for as long as it is let.
-	if err := fourletter.CheckReachable(ctx, cfg.servers); err != nil {
-		return nil, nil, err
+// session connects and waits for the session; the caller closes the
+// client. A command that does one thing and exits (create, list, delete)
+// fails at once when no ZooKeeper answers, and ctx, bounded by --timeout,
+// bounds its wait; one that runs until stopped (join, list --watch) waits
+// for ZooKeeper as long as it takes, saying so, as the speaker does.
+func session(ctx context.Context, cfg config, runsUntilStopped bool) (*recoverable.RecoverableZookeeper, *group.Group, error) {
+	if !runsUntilStopped {
+		// Before any client exists: go-zookeeper would only retry,
+		// silently, for as long as it is let.
+		if err := fourletter.CheckReachable(ctx, cfg.servers); err != nil {
+			return nil, nil, err
+		}
 	}
 	zkOpts, groupOpts := cfg.options()
 	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := rz.WaitConnected(ctx); err != nil {
+	if runsUntilStopped {
+		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.servers, cfg.sessionTimeout)
+	} else if err = rz.WaitConnected(ctx); err == nil {
+		cmdline.WarnGranted(cfg.log, cfg.sessionTimeout, rz.SessionTimeout())
+	}
+	if err != nil {
 		rz.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.servers, ","))
 		}
 		return nil, nil, err
 	}
-	cmdline.WarnGranted(cfg.log, cfg.sessionTimeout, rz.SessionTimeout())
 	g, err := group.New(rz, cfg.name, groupOpts...)
 	if err != nil {
 		rz.Close()
@@ -52,7 +61,7 @@ func oneShot(c *cli.Context, cfg config, op func(context.Context, *group.Group) 
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
-	rz, g, err := session(ctx, cfg)
+	rz, g, err := session(ctx, cfg, false)
 	if err != nil {
 		return explain(cfg, timedOut(cfg, err))
 	}

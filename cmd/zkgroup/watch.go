@@ -16,16 +16,14 @@ const clock = "15:04:05.000"
 
 // runWatch is `zkgroup list --watch`: the first reading, then a line for
 // each member who joins (+) or leaves (-), until Ctrl-C or until the group
-// is deleted. It rides out lost connections and session expiry; --timeout
-// bounds only the wait for the first session.
+// is deleted. It waits for the first session as long as it takes, as join
+// does, and rides out lost connections and session expiry.
 func runWatch(cfg config) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	first, cancel := context.WithTimeout(ctx, cfg.timeout)
-	rz, g, err := session(first, cfg)
-	cancel()
+	rz, g, err := session(ctx, cfg, true)
 	if err != nil {
-		return quiet(ctx, explain(cfg, timedOut(cfg, err)))
+		return quiet(ctx, explain(cfg, err))
 	}
 	defer rz.Close()
 	w := g.Watch()

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"zkspeaker/internal/ensemble"
 	"zkspeaker/internal/zktest"
 )
 
@@ -19,24 +15,8 @@ import (
 func TestNoZooKeeperIsSaidWhileWaiting(t *testing.T) {
 	t.Parallel()
 	zktest.SkipShort(t) // -short is the unit-only mode
-	base, err := ensemble.FreeBase(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", base)
-	p := run(t, addr, "--", "true")
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := p.WaitForStderr(ctx, "no ZooKeeper answers at "+addr+": start one with"); err != nil {
-		t.Fatalf("%v\n%s", err, p.Stderr())
-	}
-	if err := p.WaitForStderr(ctx, "waiting for ZooKeeper at "+addr); err != nil {
-		t.Fatalf("%v\n%s", err, p.Stderr())
-	}
-	p.Signal(os.Interrupt)
-	if code := wait(t, p, 5*time.Second); code != 130 {
-		t.Fatalf("Ctrl-C while waiting: exit %d, want 130\n%s", code, p.Stderr())
-	}
+	addr := zktest.NoZooKeeper(t)
+	p := zktest.ExpectWaitsWithoutZooKeeper(t, addr, 130, zklockBin(t), "--servers", addr, "--", "true")
 	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
 	if last := lines[len(lines)-1]; last != "zklock: interrupted while waiting for the lock" {
 		t.Fatalf("last line %q, want zklock's own", last)

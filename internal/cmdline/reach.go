@@ -30,13 +30,46 @@ func SayWhileUnreachable(ctx context.Context, log *slog.Logger, rz *recoverable.
 	}()
 	go func() {
 		defer wg.Done()
-		if err := fourletter.CheckReachable(ctx, servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
-			log.Warn(err.Error())
-		}
+		warnWaiting(ctx, log, servers)
 	}()
 	return func() {
 		cancel()
 		wg.Wait()
+	}
+}
+
+// AwaitSession is for the commands that run until stopped and need a
+// session before they do anything (zkgroup join and list --watch, zkconfig
+// update): it waits for ZooKeeper as long as it takes, or until ctx is
+// done (its error). Meanwhile it says what SayWhileUnreachable says: at
+// once, a WARN when nothing answers at any server, with how to start one;
+// then "waiting for ZooKeeper", less and less often; and on the session,
+// a WARN if the server changed the session timeout asked for.
+func AwaitSession(ctx context.Context, log *slog.Logger, rz *recoverable.RecoverableZookeeper, servers []string, asked time.Duration) error {
+	probe, cancel := context.WithCancel(ctx)
+	defer cancel()
+	probed := make(chan struct{})
+	go func() {
+		defer close(probed)
+		warnWaiting(probe, log, servers)
+	}()
+	err := rz.WaitConnected(ctx)
+	cancel()
+	<-probed
+	if err == nil {
+		WarnGranted(log, asked, rz.SessionTimeout())
+	}
+	return err
+}
+
+// Waiting ends the warning of a command that waits for ZooKeeper when
+// none answers, after how to start one: it is not stuck, and not failing.
+const Waiting = "; waiting until one answers"
+
+// warnWaiting warns once, at once, when nothing answers at any server.
+func warnWaiting(ctx context.Context, log *slog.Logger, servers []string) {
+	if err := fourletter.CheckReachable(ctx, servers); errors.Is(err, fourletter.ErrNoZooKeeper) {
+		log.Warn(err.Error() + Waiting)
 	}
 }
 

@@ -6,10 +6,13 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
-// Packages matching -alone run after all the others, one at a time: the
+// Packages matching -first start before the others: the longest ones, so
+// that the last to end are short and the jobs end together, instead of a
+// long package starting last and running by itself. Packages matching
+// -alone run after all the others, one at a time: the
 // soaks, which load the machine, never run beside tests that hold real
 // processes to bounds. With -log, each package's JSON events are kept in
 // DIR, and -report reads them back to print the summary again.
@@ -26,6 +29,7 @@ import (
 
 func main() {
 	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
+	first := flag.String("first", "", "packages (a regular expression) started before the others: the longest")
 	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, one at a time")
 	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
@@ -36,14 +40,7 @@ func main() {
 	if *jobs < 1 {
 		fail("-jobs: want at least 1, got %d", *jobs)
 	}
-	var aloneRE *regexp.Regexp
-	if *alone != "" {
-		re, err := regexp.Compile(*alone)
-		if err != nil {
-			fail("-alone: %v", err)
-		}
-		aloneRE = re
-	}
+	firstRE, aloneRE := compile("first", *first), compile("alone", *alone)
 	if *report != "" {
 		results, err := readLogs(*report)
 		if err != nil {
@@ -57,7 +54,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstRE, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)
@@ -73,4 +70,16 @@ func main() {
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "testrun: "+format+"\n", args...)
 	os.Exit(2)
+}
+
+// compile is the regular expression of the flag name, nil when empty.
+func compile(name, expr string) *regexp.Regexp {
+	if expr == "" {
+		return nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		fail("-%s: %v", name, err)
+	}
+	return re
 }

@@ -41,6 +41,7 @@ type result struct {
 type runConfig struct {
 	dir       string // the module's folder
 	jobs      int
+	first     *regexp.Regexp // started before the others
 	alone     *regexp.Regexp
 	aloneArgs []string // go test flags for the alone packages, after testFlags
 	logDir    string
@@ -59,18 +60,32 @@ func run(cfg runConfig) ([]*result, error) {
 			return nil, err
 		}
 	}
-	var together, last []string
-	for _, p := range pkgs {
-		if cfg.alone != nil && cfg.alone.MatchString(p) {
-			last = append(last, p)
-		} else {
-			together = append(together, p)
-		}
-	}
+	together, last := split(pkgs, cfg.alone)
+	together = firstOf(together, cfg.first)
 	var mu sync.Mutex // orders the printing
 	results := runAll(cfg, together, cfg.jobs, &mu)
 	cfg.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
 	return append(results, runAll(cfg, last, 1, &mu)...), nil
+}
+
+// split parts pkgs into those re does not match and those it matches,
+// each in its order; a nil re matches none.
+func split(pkgs []string, re *regexp.Regexp) (unmatched, matched []string) {
+	for _, p := range pkgs {
+		if re != nil && re.MatchString(p) {
+			matched = append(matched, p)
+		} else {
+			unmatched = append(unmatched, p)
+		}
+	}
+	return unmatched, matched
+}
+
+// firstOf puts the packages re matches before the others, keeping the
+// order within each part.
+func firstOf(pkgs []string, re *regexp.Regexp) []string {
+	rest, first := split(pkgs, re)
+	return append(first, rest...)
 }
 
 func listPackages(dir string) ([]string, error) {

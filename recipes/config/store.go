@@ -62,8 +62,11 @@ func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
 // WithRetry makes Write resilient, as in the chapter's second version of
 // write: after a connection loss the whole write is tried again, with the
 // backoff of a RetryCounter made by f, until it lands or the retries run
-// out. Without it a Write makes one attempt and returns ErrConnectionLoss.
-// Only the connection loss is retried: an expired session is the caller's
+// out. A write that no server took (go-zookeeper found none while it was
+// queued, see recoverable.NeverSent) cannot have landed: it waits for a
+// server and uses no retry, so an outage of any length, a lost quorum
+// included, spends none. Without WithRetry a Write makes one attempt and
+// returns ErrConnectionLoss. Only the connection loss is retried: an expired session is the caller's
 // to handle (see ErrSessionExpired).
 func WithRetry(f recoverable.RetryCounterFactory) Option {
 	return func(o *options) { o.retry = &f }

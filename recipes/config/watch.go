@@ -56,6 +56,15 @@ func (s *Store) watch(ctx context.Context, key string, out chan<- Value) {
 			if ctx.Err() != nil || errors.Is(err, recoverable.ErrClosed) {
 				return
 			}
+			if recoverable.NeverSent(err) {
+				// No server answers: wait for one quietly, as the session
+				// logs that it waits, instead of a warning per try.
+				if s.rz.WaitConnected(ctx) != nil {
+					return
+				}
+				sync = true
+				continue
+			}
 			s.log.Warn("cannot read the key; reading again", "key", key, "wait", backoff.Backoff(), "error", err)
 			if backoff.SleepUntilNextRetry(ctx) != nil {
 				return

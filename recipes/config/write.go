@@ -42,6 +42,16 @@ func (s *Store) Write(ctx context.Context, key, value string) error {
 		if err == nil || !errors.Is(err, ErrConnectionLoss) {
 			return err
 		}
+		if recoverable.NeverSent(err) {
+			// No server took the request, so it cannot have landed:
+			// waiting for one is no retry, however long the outage.
+			s.log.Info("no server took the write, so it did not land; writing it once a server answers, which uses no retry",
+				"key", key, "error", err)
+			if err := s.rz.WaitConnected(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if !counter.ShouldRetry() {
 			return fmt.Errorf("%w after %d attempts: %w", recoverable.ErrRetriesExhausted, attempt, err)
 		}

@@ -152,21 +152,29 @@ func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.Recoverabl
 	defer tick.Stop()
 	lost, ticks := lk.Lost(), tick.C
 	why := "CMD exited"
+	// frozen reports, once we run again, that we were stopped past the
+	// deadline the watchdog holds: it has killed CMD, whatever news comes
+	// first now that we are let go, CMD's end or the lock's loss.
+	frozen := func() bool { return ticks != nil && time.Now().After(last) }
+	const watchdogWhy = "the watchdog stopped CMD: zklock stopped renewing its deadline (frozen?)"
 	for {
 		select {
 		case status := <-done:
-			if ticks != nil && time.Now().After(last) {
-				// Still renewing (we stopped CMD for no other reason),
-				// yet past the deadline: we were frozen, so the watchdog
-				// killed CMD; it may end only now that we are let go,
-				// before we have heard that the lock is gone.
-				why = "the watchdog stopped CMD: zklock stopped renewing its deadline (frozen?)"
+			if frozen() {
+				why = watchdogWhy
 			}
 			return status, why
 		case <-ticks:
 			last = deadline()
 			_ = sendDeadline(w, last)
 		case <-lost:
+			if frozen() {
+				log.Warn("the lock is lost, and CMD with it: zklock could not renew CMD's deadline (frozen?), so the watchdog stopped CMD at "+
+					last.Format(time.TimeOnly+".000")+", before anyone else could hold the lock", "deadline", last)
+				why, lost, ticks = watchdogWhy, nil, nil
+				w.Close()
+				continue
+			}
 			log.Warn("the lock is lost: stopping CMD before anyone else can hold it")
 			why, lost, ticks = "the lock was lost", nil, nil
 			w.Close() // the watchdog stops CMD: SIGTERM, then SIGKILL by the deadline

@@ -172,6 +172,19 @@ func (r *RecoverableZookeeper) Get(ctx context.Context, path string) ([]byte, *z
 	return v.data, v.stat, wrap("get", path, err)
 }
 
+// GetACL returns path's ACL, with its Stat.
+func (r *RecoverableZookeeper) GetACL(ctx context.Context, path string) ([]zk.ACL, *zk.Stat, error) {
+	type res struct {
+		acl  []zk.ACL
+		stat *zk.Stat
+	}
+	v, _, err := retry(ctx, r, "getACL", path, func() (res, error) {
+		acl, st, err := r.conn.GetACL(path)
+		return res{acl, st}, err
+	})
+	return v.acl, v.stat, wrap("getACL", path, err)
+}
+
 // GetW is Get that also sets a watch on path's data and existence.
 func (r *RecoverableZookeeper) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	type res struct {

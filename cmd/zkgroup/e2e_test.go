@@ -81,10 +81,16 @@ func TestAuth(t *testing.T) {
 	t.Parallel()
 	needServer(t)
 	s := servers[0]
-	createGroup(t, "t-auth", "--auth", "ann:secret")
+	// At the top, under the open /, the group itself stays deletable by
+	// anyone once empty, and create says so.
+	_, errOut, code := run(t, "create", "-s", s, "--auth", "ann:secret", "t-auth")
+	if code != 0 || !strings.Contains(errOut, "anyone may still delete the group while it has no members") {
+		t.Fatalf("create --auth under /: status %d, stderr %q; want 0 and a warning that / lets anyone delete it", code, errOut)
+	}
+	t.Cleanup(func() { removeAll(admin(t), "/t-auth") })
 	joinProc(t, s, "t-auth", "duck", "--auth", "ann:secret")
 	want(t, "duck\n", "", 0, "list", "-s", s, "t-auth")
-	_, errOut, code := run(t, "delete", "-s", s, "t-auth")
+	_, errOut, code = run(t, "delete", "-s", s, "t-auth")
 	if code != 1 || !strings.Contains(errOut, "not allowed") {
 		t.Fatalf("delete without --auth: status %d, stderr %q; want 1, not allowed", code, errOut)
 	}
@@ -100,6 +106,29 @@ func TestAuth(t *testing.T) {
 	}
 	want(t, "duck\n", "", 0, "list", "-s", s, "t-auth")
 	want(t, "deleted /t-auth and its 1 member(s): duck\n", "", 0, "delete", "-s", s, "--auth", "ann:secret", "t-auth")
+}
+
+// Under a parent made with the same --auth, an empty group is protected
+// too: ZooKeeper checks its delete against that parent's ACL. create then
+// warns of nothing.
+func TestAuthProtectsAnEmptyGroupUnderItsOwnParent(t *testing.T) {
+	t.Parallel()
+	needServer(t)
+	s, auth := servers[0], []string{"--auth", "ann:secret"}
+	t.Cleanup(func() {
+		run(t, append(append([]string{"delete", "-s", s}, auth...), "t-authp/zoo")...)
+		run(t, append(append([]string{"delete", "-s", s}, auth...), "t-authp")...)
+	})
+	if out, errOut, code := run(t, append(append([]string{"create", "-s", s}, auth...), "t-authp")...); code != 0 || out != "created /t-authp\n" {
+		t.Fatalf("create the parent: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	want(t, "created /t-authp/zoo\n", "", 0, append(append([]string{"create", "-s", s}, auth...), "t-authp/zoo")...)
+	_, errOut, code := run(t, "delete", "-s", s, "t-authp/zoo")
+	if code != 1 || !strings.Contains(errOut, "not allowed") {
+		t.Fatalf("delete of the empty group without --auth: status %d, stderr %q; want 1, not allowed", code, errOut)
+	}
+	want(t, "deleted /t-authp/zoo, which had no members\n", "", 0, append(append([]string{"delete", "-s", s}, auth...), "t-authp/zoo")...)
+	want(t, "deleted /t-authp, which had no members\n", "", 0, append(append([]string{"delete", "-s", s}, auth...), "t-authp")...)
 }
 
 func lastLine(s string) string {

@@ -68,7 +68,7 @@ func command(name, use, args, logLevel string, action cli.ActionFunc, extra ...c
 		cmdline.ServersFlag(),
 		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
 		&cli.StringFlag{Name: "timeout", Value: "15s", Usage: "give up when ZooKeeper has not answered in this long, a `duration` (not for join or --watch)"},
-		cmdline.AuthFlag("znodes created are then changed only by this identity"),
+		cmdline.AuthFlag("only this identity may then join, leave or delete; an empty group right under / stays deletable by anyone, since a delete is checked against the parent (create 'apps', then 'apps/zoo')"),
 		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "`level`: debug, info, warn or error; the log goes to stderr"},
 	}, extra...)
 	return &cli.Command{

@@ -32,6 +32,7 @@ func (g *Group) Create(ctx context.Context) error {
 	_, err = g.rz.Create(ctx, g.path, nil, g.acl)
 	switch {
 	case err == nil:
+		g.warnOpenParent(ctx)
 		return nil
 	case errors.Is(err, zk.ErrNodeExists):
 		g.log.Info("the group appeared while we created it: a lost reply of ours, or another creator", "group", g.path)
@@ -59,4 +60,43 @@ func (g *Group) List(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(members)
 	return members, nil
+}
+
+// warnOpenParent warns, after a create with an ACL that is not open to
+// all, when anyone may still delete the group while it has no members:
+// ZooKeeper checks a delete against the parent's ACL, not the znode's own,
+// and / (the chapter's parent) lets everyone delete. A parent made with
+// the same ACL closes that door (a group "apps", then "apps/zoo").
+func (g *Group) warnOpenParent(ctx context.Context) {
+	if isOpen(g.acl) {
+		return
+	}
+	parent := path.Dir(g.path)
+	acl, _, err := g.rz.GetACL(ctx, parent)
+	if err != nil || !anyoneMayDelete(acl) {
+		return
+	}
+	g.log.Warn("anyone may still delete the group while it has no members: ZooKeeper checks a delete against the parent's ACL, and the ACL of "+
+		parent+" lets anyone delete; to protect it, create it under a parent made with the same credentials",
+		"group", g.path, "parent", parent)
+}
+
+// isOpen reports whether acl lets anyone do everything.
+func isOpen(acl []zk.ACL) bool {
+	for _, a := range acl {
+		if a.Scheme == "world" && a.ID == "anyone" && a.Perms == zk.PermAll {
+			return true
+		}
+	}
+	return false
+}
+
+// anyoneMayDelete reports whether acl lets anyone delete children.
+func anyoneMayDelete(acl []zk.ACL) bool {
+	for _, a := range acl {
+		if a.Scheme == "world" && a.ID == "anyone" && a.Perms&zk.PermDelete != 0 {
+			return true
+		}
+	}
+	return false
 }

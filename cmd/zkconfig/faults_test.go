@@ -192,6 +192,32 @@ func TestPlainUpdaterExitsOnConnectionLoss(t *testing.T) {
 	}
 }
 
+// A connection lost and regained between two writes ends nothing: the
+// plain updater stops only when a write of its own meets the loss (or at
+// an expiry), as the chapter's ConfigUpdater does, and its log says so
+// from the start.
+func TestPlainUpdaterSurvivesAReconnectBetweenWrites(t *testing.T) {
+	t.Parallel()
+	s := server(t)
+	proxy := zktest.NewProxy(t, s)
+	dir := fresh("/t/blip")
+	updater := start(t, "update", "--servers", proxy.Addr(), "--session-timeout", "4s", "--every", "3s", "--path", dir, "colour")
+	n := len(waitValues(t, updater, dir+"/colour", 1, 15*time.Second, "the first write"))
+	proxy.Reset() // just after a write: the next is 3 s away
+	time.Sleep(200 * time.Millisecond)
+	proxy.Restore()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	if err := updater.WaitForStderr(ctx, "msg=reconnected"); err != nil {
+		t.Fatalf("no reconnect within the session: %v\n%s", err, updater.Stderr())
+	}
+	waitValues(t, updater, dir+"/colour", n+2, 15*time.Second, "writes after the reconnect")
+	running(t, updater, "update")
+	if want := `mode="plain: a write that loses its connection, or a session expiry, ends it"`; !strings.Contains(updater.Stderr(), want) {
+		t.Errorf("the log does not say what ends the plain updater (%s):\n%s", want, updater.Stderr())
+	}
+}
+
 // On a 3-server ensemble, servers die and come back under a running
 // `update --resilient` and a running `watch`: a follower, then the leader,
 // then two at once, which loses the quorum for longer than the updater's

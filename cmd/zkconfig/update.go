@@ -28,7 +28,7 @@ func updateCommand() *cli.Command {
 		ArgsUsage: "KEY",
 		Flags: append(commonFlags("info"),
 			&cli.StringFlag{Name: "every", Value: "5s", Usage: "time between writes, a `duration` above 0"},
-			&cli.BoolFlag{Name: "resilient", Usage: "write again after a connection loss and carry on after a session expiry (ResilientConfigUpdater); without it the first of either ends the command"},
+			&cli.BoolFlag{Name: "resilient", Usage: "write again after a connection loss and carry on after a session expiry (ResilientConfigUpdater); without it a write that loses its connection, or an expiry, ends the command (a reconnect between writes does not)"},
 			&cli.StringFlag{Name: "retries", Value: strconv.Itoa(retry.MaxRetries), Usage: "with --resilient: how often one write is tried again after connection losses, 0 or more"},
 			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "with --resilient: base of the backoff between those tries, a `duration` above 0"},
 		),
@@ -96,7 +96,7 @@ func runUpdate(c *cli.Context) error {
 		return quiet(ctx, err) // nothing to say after Ctrl-C
 	}
 	u.path, _ = store.Path(u.key)
-	mode := "plain: the first connection loss or session expiry ends it"
+	mode := "plain: a write that loses its connection, or a session expiry, ends it"
 	if u.resilient {
 		mode = "resilient: writes again after a connection loss, carries on after a session expiry"
 	}

@@ -23,6 +23,8 @@ func TestHelpFitsEightyColumns(t *testing.T) {
 		{help: []string{"help", "watch"}, same: []string{"watch", "-h"}, says: []string{"ConfigWatcher", "--session-timeout"}},
 		{help: []string{"help", "set"}, same: []string{"set", "--help"}, says: []string{"KEY VALUE"}},
 		{help: []string{"help", "get"}, same: []string{"get", "--help"}, says: []string{"exit status 1"}},
+		// Words after the command are its arguments, not a help topic.
+		{help: []string{"help", "get", "motd"}, same: []string{"get", "--help", "motd"}, says: []string{"exit status 1"}},
 	} {
 		page := mustRun(t, tc.help...).stdout
 		for _, line := range strings.Split(page, "\n") {

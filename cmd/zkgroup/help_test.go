@@ -7,7 +7,7 @@ import (
 
 // `zkgroup --help`, `-h` and `help` show the same page, and `zkgroup help
 // join` the same as `zkgroup join --help`, all with status 0 and nothing on
-// stderr.
+// stderr; words after the command are its arguments, not a help topic.
 func TestHelpByEveryName(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -15,7 +15,7 @@ func TestHelpByEveryName(t *testing.T) {
 		says  []string
 	}{
 		{names: [][]string{{"help"}, {"--help"}, {"-h"}, {}}, says: []string{"create", "join", "list", "delete"}},
-		{names: [][]string{{"help", "join"}, {"join", "--help"}, {"join", "-h"}}, says: []string{"MEMBER", "--auth", "$ZK_SERVERS"}},
+		{names: [][]string{{"help", "join"}, {"join", "--help"}, {"join", "-h"}, {"join", "--help", "zoo", "duck"}, {"help", "join", "zoo"}}, says: []string{"MEMBER", "--auth", "$ZK_SERVERS"}},
 	} {
 		var first string
 		for i, args := range tc.names {
@@ -35,4 +35,10 @@ func TestHelpByEveryName(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A word after the top-level --help names no command: bad input, one line.
+func TestHelpForNoCommandIsBadInput(t *testing.T) {
+	t.Parallel()
+	want(t, "", "zkgroup: no command \"zoo\" (want create, join, list, delete, help)\n", 2, "--help", "zoo")
 }

@@ -47,6 +47,9 @@ func BadFlag(flag, format string, args ...any) error {
 // Main runs app and exits as every command does: 2 with one line for bad
 // input, 1 with one line for any other error, 0 otherwise.
 func Main(app *cli.App) {
+	if app.CommandNotFound == nil {
+		app.CommandNotFound = HelpDespiteArguments
+	}
 	err := app.Run(os.Args)
 	var bad UsageError
 	var exit cli.ExitCoder

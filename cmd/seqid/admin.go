@@ -233,6 +233,7 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	if err := rz.WaitConnected(ctx); err != nil {
 		return fmt.Errorf("no ZooKeeper server at %v answered: %w", s.servers, err)
 	}
+	cmdline.WarnGranted(log, s.sessionTimeout, rz.SessionTimeout())
 	err = f(ctx, rz, s)
 	if errors.Is(err, sequence.ErrInvalid) {
 		return cmdline.Usage("%s", cleanErr(err))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"zkspeaker/internal/zktest"
 )
 
 // Bad input gets one line naming the problem, exit status 2, and nothing
@@ -79,5 +81,15 @@ func TestBadInput(t *testing.T) {
 	out := mustSeqid(t, "list", "--servers", conn, "--root", root)
 	if f := strings.Fields(out); len(f) != 8 || f[4] != "known" || f[5] != "1" || f[6] != "1" {
 		t.Errorf("after the bad input, list printed %q; want known alone, untouched", out)
+	}
+}
+
+// As every command does, a seqid command warns when the server changed the
+// session timeout asked for.
+func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := seqid(t, "list", "-s", server(t), "--session-timeout", "100ms")
+	if code != 0 || !strings.Contains(stderr, zktest.RaisedWarning) {
+		t.Fatalf("list: exit %d, stderr %q; want 0 and %s", code, stderr, zktest.RaisedWarning)
 	}
 }

@@ -100,3 +100,16 @@ func TestUpdateAndWatch(t *testing.T) {
 		t.Fatalf("get after the updater: %q, want its last value, one of %q", r.stdout, last)
 	}
 }
+
+// As every command does, set and get warn when the server changed the
+// session timeout asked for.
+func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	dir := fresh("/t/granted")
+	for _, args := range [][]string{{"set", "motd", "hi"}, {"get", "motd"}} {
+		args = append([]string{args[0], "--servers", server(t), "--path", dir, "--session-timeout", "100ms"}, args[1:]...)
+		if r := mustRun(t, args...); !strings.Contains(r.stderr, zktest.RaisedWarning) {
+			t.Errorf("zkconfig %q: stderr %q, want %s", args, r.stderr, zktest.RaisedWarning)
+		}
+	}
+}

@@ -109,6 +109,7 @@ func once(c *cli.Context, midOp string, op func(ctx context.Context, store *conf
 		}
 		return interrupted(signals, err, "nothing was sent")
 	}
+	cmdline.WarnGranted(log, s.sessionTimeout, rz.SessionTimeout())
 	path, _ := store.Path(c.Args().First())
 	return interrupted(signals, cmdline.ExplainNoAuth(op(ctx, store, path)), midOp)
 }

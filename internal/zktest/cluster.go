@@ -17,6 +17,10 @@ import (
 // allowed, so tests can expire sessions quickly.
 const TickTime = 200 * time.Millisecond
 
+// RaisedWarning is what every command logs when asked for a session
+// timeout of 100ms, which the test servers raise to two ticks.
+const RaisedWarning = `level=WARN msg="the server raised our session timeout to the shortest it allows" asked=100ms granted=400ms`
+
 // MaxSessionTimeout is the longest session the servers grant. It is above
 // the default 20 ticks so that ensemble tests can ask for sessions that
 // outlast a JVM restart on a busy machine.

@@ -62,6 +62,9 @@ func TestPersistWithoutTheIdentityStepsAside(t *testing.T) {
 		if strings.Contains(p.p.Stderr(), "try again") || strings.Contains(p.p.Stderr(), "trying again") {
 			t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.p.Stderr())
 		}
+		if strings.Contains(p.p.Stderr(), "level=ERROR") {
+			t.Errorf("%s: an ERROR line before the one line says the refusal twice:\n%s", what, p.p.Stderr())
+		}
 		if last := lines[len(lines)-1]; err != nil || code != 1 || !strings.HasPrefix(last, "seqid: not allowed") || !strings.Contains(last, "--auth") {
 			t.Fatalf("%s: exit %d (%v), last line %q; want exit 1 and one line saying to give --auth", what, code, err, last)
 		}

@@ -33,6 +33,9 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 			t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.Stderr())
 		}
 		last := lines[len(lines)-1]
+		if strings.Contains(p.Stderr(), "level=ERROR") {
+			t.Errorf("an ERROR line before the one line says the refusal twice:\n%s", p.Stderr())
+		}
 		if err != nil || code != 1 || !strings.HasPrefix(last, "speaker: not allowed") || !strings.Contains(last, "--auth") {
 			t.Fatalf("%v: exit %d (%v), last line %q; want exit 1 and one line saying to give --auth", auth, code, err, last)
 		}

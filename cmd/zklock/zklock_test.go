@@ -147,6 +147,9 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 	if strings.Contains(p.Stderr(), "will try again") {
 		t.Fatalf("it tried again before giving up; want it to give up on the first refusal:\n%s", p.Stderr())
 	}
+	if strings.Contains(p.Stderr(), "level=ERROR") {
+		t.Errorf("an ERROR line before the one line says the refusal twice:\n%s", p.Stderr())
+	}
 	if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "zklock: not allowed") || !strings.Contains(last, "--auth") {
 		t.Fatalf("exit %d, last line %q; want exit 1 and one line saying to give --auth", code, last)
 	}

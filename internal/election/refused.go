@@ -31,7 +31,9 @@ func (c *Candidate) giveUp(err error) {
 	c.mu.Lock()
 	c.err = fmt.Errorf("%w: %w", ErrNotAllowed, err)
 	c.mu.Unlock()
-	c.log.Error("gave up joining the election: ZooKeeper refuses us by the znodes' ACL (were they made with another user:password?)", "error", err)
+	// At debug only: Err hands the reason to the owner, whose one line is
+	// what the user reads; an ERROR line before it would say it twice.
+	c.log.Debug("gave up joining the election: ZooKeeper refuses us by the znodes' ACL (were they made with another user:password?)", "error", err)
 }
 
 // Done is closed once the candidate has ended: after Close, when its owner

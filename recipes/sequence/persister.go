@@ -98,7 +98,9 @@ func (p *Persister) fail(err error) {
 		p.mu.Lock()
 		p.err = err
 		p.mu.Unlock()
-		p.log.Error("cannot maintain the sequences: ZooKeeper refuses us by their ACL (were they made with another user:password?)", "error", err)
+		// At debug only: Err hands the reason to the owner, who says it
+		// in one line; an ERROR line as well would say it twice.
+		p.log.Debug("cannot maintain the sequences: ZooKeeper refuses us by their ACL (were they made with another user:password?)", "error", err)
 		close(p.failed)
 	})
 }

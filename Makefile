@@ -4,25 +4,35 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps tools build demo demo-tmux chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
+.PHONY: all deps test-tools tmux build demo demo-tmux chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
-## deps: install ZooKeeper (and Java) if missing, and the tools below
-deps: tools
+## deps: install ZooKeeper (and Java) if missing: all that the programs need
+deps:
 	bash ensemble-scripts/install-zookeeper.sh
 
-# tools: shellcheck for the lint step, tmux for make demo-tmux (and its test),
-# chromium to render the timeline picture in a test, as a person would see it
-tools:
-	@missing=""; for t in shellcheck tmux chromium; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	[ -z "$$missing" ] || { \
-	  echo "installing$$missing"; \
-	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null || \
-	    { $(SUDO) apt-get update -q >/dev/null && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; }; \
-	  elif command -v brew >/dev/null 2>&1; then brew install $$missing; \
-	  else echo "not found:$$missing: install with your package manager" >&2; exit 1; fi; }
+# Tools some targets need besides, each installed by the target that uses
+# it, so that `make demo` waits for nothing it does not run:
+# test-tools: shellcheck for the lint step, tmux for the demo-tmux test,
+# chromium to render the timeline picture in a test, as a person would see
+# it; tmux alone for make demo-tmux.
+test-tools:
+	@$(call install,shellcheck tmux chromium)
+tmux:
+	@$(call install,tmux)
+
+# install installs each of the commands in $(1) that is missing.
+define install
+missing=""; for t in $(1); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+[ -z "$$missing" ] || { \
+  echo "installing$$missing"; \
+  if command -v apt-get >/dev/null 2>&1; then \
+    $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null || \
+    { $(SUDO) apt-get update -q >/dev/null && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; }; \
+  elif command -v brew >/dev/null 2>&1; then brew install $$missing; \
+  else echo "not found:$$missing: install with your package manager" >&2; exit 1; fi; }
+endef
 
 ## build: build every command into bin/ (speaker, zklock, ...)
 build:
@@ -33,7 +43,7 @@ demo: deps build
 	bash ensemble-scripts/demo.sh
 
 ## demo-tmux: the same ensemble and speakers in tmux panes, to kill by hand
-demo-tmux: deps build
+demo-tmux: deps tmux build
 	bash ensemble-scripts/demo-tmux.sh
 
 ## chaos: a seeded 2-minute fault soak on a 3-server ensemble, then the exact check (CHAOS_FLAGS="--seed 7 --duration 10m ...")
@@ -63,7 +73,7 @@ shellcheck:
 # mostly wait, and leave a core idle that the linters fill, while a test
 # process that wakes takes the CPU from them at once.
 LINTLOG := $(CURDIR)/bin/lint.log
-test: test-clock deps compile-tests
+test: test-clock deps test-tools compile-tests
 	@mkdir -p $(dir $(LINTLOG)); \
 	( nice -n 19 $(MAKE) --no-print-directory lint >$(LINTLOG) 2>&1; echo $$? >$(LINTLOG).rc ) & \
 	$(MAKE) --no-print-directory test-packages SKIP_COMPILE=1; tests=$$?; \

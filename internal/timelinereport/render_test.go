@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// findChromium finds headless Chromium, which `make tools` installs; a
+// findChromium finds headless Chromium, which `make test-tools` installs; a
 // missing one fails the test with the fix.
 func findChromium(t *testing.T) string {
 	t.Helper()
@@ -23,7 +23,7 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("chromium not found: run make tools (it installs Debian's chromium package)")
+	t.Fatal("chromium not found: run make test-tools (it installs Debian's chromium package)")
 	return ""
 }
 

@@ -189,7 +189,7 @@ func TestDemoInterrupted(t *testing.T) {
 func TestDemoTmux(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux not found: run make deps")
+		t.Fatal("tmux not found: run make test-tools")
 	}
 	dir := t.TempDir()
 	outFile := filepath.Join(dir, "out.txt")

@@ -90,7 +90,7 @@ func waitLines(t *testing.T, file string, n int, deadline time.Time) {
 func TestDemoTmuxStopsSpeakersCleanly(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux not found: run make deps")
+		t.Fatal("tmux not found: run make test-tools")
 	}
 	dir := t.TempDir()
 	killLeftovers(t, dir)
@@ -185,7 +185,7 @@ func openPty(t *testing.T) (master, slave *os.File) {
 func TestDemoTmuxInsideTmux(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux not found: run make deps")
+		t.Fatal("tmux not found: run make test-tools")
 	}
 	dir := t.TempDir()
 	killLeftovers(t, dir)

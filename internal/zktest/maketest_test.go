@@ -92,3 +92,37 @@ func TestMakeTestPrintsEachPackageAsItPasses(t *testing.T) {
 		t.Errorf("want a closing line with the packages, the verdict and the total time:\n%s", text)
 	}
 }
+
+// `make demo` installs what the demo runs and nothing more: ZooKeeper (and
+// Java). The test tools, chromium above all, are make test's to install:
+// on a fresh machine they more than doubled the demo's first run. make -n
+// prints every command a target would run, installs included.
+func TestMakeDemoInstallsOnlyWhatTheDemoNeeds(t *testing.T) {
+	t.Parallel()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(target string) string {
+		out, err := exec.Command("make", "-n", "-C", root, target).CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n %s: %v\n%s", target, err, out)
+		}
+		return string(out)
+	}
+	demo := plan("demo")
+	if !strings.Contains(demo, "install-zookeeper.sh") {
+		t.Errorf("make demo does not install ZooKeeper:\n%s", demo)
+	}
+	for _, tool := range []string{"chromium", "shellcheck", "tmux"} {
+		if strings.Contains(demo, tool) {
+			t.Errorf("make demo would install %s, which only the tests need:\n%s", tool, demo)
+		}
+		if !strings.Contains(plan("test"), tool) {
+			t.Errorf("make test does not install %s, which its tests need", tool)
+		}
+	}
+	if tmux := plan("demo-tmux"); !strings.Contains(tmux, "tmux") || strings.Contains(tmux, "chromium") {
+		t.Errorf("make demo-tmux should install tmux and not chromium:\n%s", tmux)
+	}
+}

@@ -15,7 +15,10 @@
 #
 # Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
 # repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30),
-# ZK_JOIN_TIMEOUT seconds (10), ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks).
+# ZK_JOIN_TIMEOUT seconds (10), ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks),
+# ZK_OWNER_PID (unset: when set, each server is killed, and $DIR removed,
+# within a second or two of that process's end; for programs that start
+# servers of their own, whose servers must not outlive them).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -211,7 +214,28 @@ launch() {
 	# The last two arguments are how running finds the server: keep them last.
 	nohup setsid "$ZK_JAVA" -Xmx256m -cp "$d:$ZK_CLASSPATH" \
 		"$MAIN" "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
-	echo $! >"$d/server.pid"
+	pid=$!
+	echo "$pid" >"$d/server.pid"
+	if [ -n "${ZK_OWNER_PID:-}" ]; then outlive_owner_not "$pid"; fi
+}
+
+# outlive_owner_not starts a sentry for server pid $1 that checks every
+# second whether ZK_OWNER_PID, the program that started this ensemble for
+# itself, is still there. Once it is gone (killed, crashed, or it ended
+# without stopping us), the sentry kills the server and removes $DIR; it
+# ends by itself when the server does.
+outlive_owner_not() {
+	# shellcheck disable=SC2016 # expanded by the sentry's own shell
+	nohup setsid bash -c '
+		while kill -0 "$1" 2>/dev/null; do
+			if ! kill -0 "$2" 2>/dev/null; then
+				kill -KILL "$1" 2>/dev/null
+				sleep 1
+				rm -rf "$3"
+				exit 0
+			fi
+			sleep 1
+		done' zk-sentry "$1" "$ZK_OWNER_PID" "$DIR" >/dev/null 2>&1 </dev/null &
 }
 
 # wait_for waits until server $1 answers srvr; with "serving", until it has a mode.

@@ -62,11 +62,14 @@ func runBench(c *cli.Context) error {
 	if cfg.Block, err = int64Flag(c, "block", 1, sequence.MaxBlock); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if cfg.Servers == nil {
 		fmt.Fprintln(os.Stderr, "bench: starting a local 3-server ensemble of our own...")
 		ens, err := ensemble.Start(ctx, 3)
+		if err != nil && ctx.Err() != nil {
+			return nil // interrupted while the servers started: Start stopped them
+		}
 		if err != nil {
 			return fmt.Errorf("%w (or give --servers)", err)
 		}

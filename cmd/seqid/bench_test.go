@@ -3,7 +3,9 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,6 +53,32 @@ func TestBenchRuns(t *testing.T) {
 	for _, name := range top {
 		if strings.HasPrefix(name, "seqid-bench-") {
 			t.Errorf("left behind: /%s", name)
+		}
+	}
+}
+
+// `seqid bench` with servers of its own stops them when it is stopped, by
+// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): it exits 0, and nothing
+// answers at their addresses any more.
+func TestBenchStopsItsOwnServersOnSIGHUP(t *testing.T) {
+	t.Parallel()
+	zktest.SkipShort(t)
+	p := zktest.Run(t, bin, "bench", "--workers", "1", "--batch", "1", "--duration", "1m")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := p.WaitForStderr(ctx, "per row on "); err != nil {
+		t.Fatalf("the bench's servers did not start: %v\n%s", err, p.Stderr())
+	}
+	line := p.Stderr()[strings.Index(p.Stderr(), "per row on ")+len("per row on "):]
+	addrs := strings.Split(strings.Fields(line)[0], ",")
+	p.Signal(syscall.SIGHUP)
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("after SIGHUP: exit %d, %v; want 0\n%s", code, err, p.Stderr())
+	}
+	for _, a := range addrs {
+		if c, err := net.DialTimeout("tcp", strings.TrimSuffix(a, ";"), time.Second); err == nil {
+			c.Close()
+			t.Errorf("a server still answers at %s after the bench ended", a)
 		}
 	}
 }

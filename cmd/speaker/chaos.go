@@ -89,7 +89,7 @@ func runChaos(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	cfg.Progress = os.Stderr
 	fmt.Fprintf(os.Stderr, "%s; files in %s\n", cfg, cfg.Dir)
@@ -132,7 +132,7 @@ func chaosWorkCommand() *cli.Command {
 				return err
 			}
 			epoch, _ := strconv.ParseInt(os.Getenv("ZKLOCK_EPOCH"), 10, 64)
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			return chaos.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch, c.Bool("fence"))
 		},

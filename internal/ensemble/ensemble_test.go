@@ -10,8 +10,15 @@ import (
 	"zkspeaker/internal/leakcheck"
 )
 
-// TestMain fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+// TestMain fails the package when its tests leave a goroutine running. With
+// ownerEnv set, the test binary is instead an owner of an ensemble, which
+// the owner test kills.
+func TestMain(m *testing.M) {
+	if os.Getenv(ownerEnv) != "" {
+		os.Exit(runOwner())
+	}
+	os.Exit(leakcheck.Main(m))
+}
 
 func TestFreeBaseLeavesEveryPortOfTheLayoutFree(t *testing.T) {
 	base, err := FreeBase(3)

@@ -41,6 +41,9 @@ func Scripts() (string, error) {
 
 // Ensemble is ZooKeeper servers started with ensemble.sh in a temporary
 // folder of their own: one standalone server, or an ensemble of several.
+// They do not outlive this process: Stop stops them, and should the
+// process end without it (a SIGKILL, a crash), ensemble.sh's sentries
+// (ZK_OWNER_PID) kill them and remove the folder within seconds.
 type Ensemble struct {
 	// Addrs are the servers' client addresses, host:port, server 1 first.
 	Addrs  []string
@@ -66,7 +69,9 @@ func Start(ctx context.Context, n int, extraEnv ...string) (*Ensemble, error) {
 		return nil, err
 	}
 	e := &Ensemble{script: filepath.Join(scripts, "ensemble.sh"), dir: dir,
-		env: append(append(os.Environ(), "ENSEMBLE_DIR="+filepath.Join(dir, "ensemble"), fmt.Sprintf("ZK_BASE_PORT=%d", base)), extraEnv...)}
+		env: append(append(os.Environ(), "ENSEMBLE_DIR="+dir, fmt.Sprintf("ZK_BASE_PORT=%d", base),
+			// Our servers end with us, however we end: SIGKILL included.
+			fmt.Sprintf("ZK_OWNER_PID=%d", os.Getpid())), extraEnv...)}
 	for i := range n {
 		e.Addrs = append(e.Addrs, fmt.Sprintf("127.0.0.1:%d", base+i))
 	}
@@ -112,7 +117,7 @@ func (e *Ensemble) Stop() {
 // transaction logs, as a lost disk would; its myid stays. Started again
 // with the others wiped too, the ensemble has no znodes at all.
 func (e *Ensemble) Wipe(id int) error {
-	return WipeData(filepath.Join(e.dir, "ensemble", fmt.Sprintf("zk%d", id), "data"))
+	return WipeData(filepath.Join(e.dir, fmt.Sprintf("zk%d", id), "data"))
 }
 
 // WipeData deletes everything in a server's data folder but its myid.

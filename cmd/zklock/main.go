@@ -39,7 +39,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "path", Value: "/lock", Usage: "the lock's znode; contenders queue under it"},
 			&cli.StringFlag{Name: "name", Usage: "who waits, as stored in our znode (default: host:pid)"},
 			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; a dead holder's lock passes on after it"},
-			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one stops CMD at once; at-least-one lets it run while the session may live"},
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one freezes CMD at once and thaws it once the lock is proved ours again (killed if lost); at-least-one lets it run while the session may live"},
 			&cli.StringFlag{Name: "grace", Value: "5s", Usage: "time CMD gets between SIGTERM and SIGKILL, a `duration`; never past the moment the session may expire"},
 			cmdline.AuthFlag("the lock's znodes then only this identity may change"),
 			cmdline.LogLevelFlag(),

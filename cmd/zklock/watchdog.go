@@ -26,8 +26,16 @@ import (
 // the grace period in nanoseconds.
 const watchdogEnv = "ZKLOCK_WATCHDOG_GRACE_NS"
 
-// deadlineSize is one message on the pipe: a deadline in Unix nanoseconds.
+// deadlineSize is one message on the pipe: a deadline in Unix nanoseconds,
+// or one of the orders below, which no deadline can be.
 const deadlineSize = 8
+
+// Orders to the watchdog, sent in place of a deadline.
+const (
+	orderFreeze = 1 // SIGSTOP CMD: the lock is suspended, unproved
+	orderThaw   = 2 // SIGCONT CMD: the lock is proved ours again
+	orderKill   = 3 // SIGKILL CMD now: the lock is lost while CMD is frozen
+)
 
 // runWatchdog runs CMD (os.Args[1:]) in a process group of its own and
 // exits with its status. Deadlines come on file descriptor 3.
@@ -72,7 +80,16 @@ func runWatchdog(graceNS string) int {
 				}
 				continue
 			}
-			if !stopping {
+			switch {
+			case stopping:
+			case d.UnixNano() == orderFreeze:
+				kill(syscall.SIGSTOP)
+			case d.UnixNano() == orderThaw:
+				kill(syscall.SIGCONT)
+			case d.UnixNano() == orderKill:
+				stopping = true
+				kill(syscall.SIGKILL)
+			default:
 				deadline = d
 				timer.Reset(until(deadline))
 			}
@@ -111,6 +128,9 @@ func readDeadlines(r io.ReadCloser) <-chan time.Time {
 	}()
 	return out
 }
+
+// sendOrder writes one order to the watchdog.
+func sendOrder(w io.Writer, order int64) error { return sendDeadline(w, time.Unix(0, order)) }
 
 // sendDeadline writes one deadline to the watchdog.
 func sendDeadline(w io.Writer, d time.Time) error {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"zkspeaker/internal/election"
@@ -36,9 +37,10 @@ type Lock struct {
 	opts []nodemonitor.Option
 	name string
 
+	h   *holder                            // made by New: Observe, Lost and Done work before Lock
+	mon atomic.Pointer[nodemonitor.Monitor] // set by Lock
+
 	mu      sync.Mutex
-	mon     *nodemonitor.Monitor
-	h       *holder
 	epoch   int64
 	started bool
 	// The connection guard's goroutine (at-most-one only): see guard.
@@ -53,7 +55,16 @@ type Lock struct {
 func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...nodemonitor.Option) *Lock {
 	all := append([]nodemonitor.Option{nodemonitor.WithPath(path)}, opts...)
 	all = append(all, nodemonitor.WithWatch(nodemonitor.WatchPredecessor))
-	return &Lock{rz: rz, opts: all, name: name}
+	l := &Lock{rz: rz, opts: all, name: name}
+	l.h = newHolder(name, l.enginePaused)
+	return l
+}
+
+// enginePaused reports whether the election engine has paused its leader:
+// its connection is lost, under at-most-one, while the session may live.
+func (l *Lock) enginePaused() bool {
+	mon := l.mon.Load()
+	return mon != nil && mon.State() == nodemonitor.StatePaused
 }
 
 // Lock waits in line until the lock is ours and proven so (a confirm under
@@ -69,13 +80,13 @@ func (l *Lock) Lock(ctx context.Context) error {
 		return errors.New("lock: Lock called twice on one Lock; make a new one")
 	}
 	l.started = true
-	h := &holder{name: l.name, acquired: make(chan acquisition, 1), acted: make(chan struct{}), lost: make(chan struct{})}
+	h := l.h
 	mon, err := nodemonitor.New(l.rz, h, l.opts...)
 	if err != nil {
 		l.mu.Unlock()
 		return fmt.Errorf("lock: %w", err)
 	}
-	l.mon, l.h = mon, h
+	l.mon.Store(mon)
 	l.mu.Unlock()
 
 	select {
@@ -95,6 +106,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		}
 		l.mu.Lock()
 		l.epoch = epoch
+		h.held()
 		if a.confirm != nil && !election.BrokenForChaos {
 			l.startGuard()
 		}
@@ -118,18 +130,13 @@ func (l *Lock) Lock(ctx context.Context) error {
 	}
 }
 
-// Lost is closed when a held lock is lost: the session expired, the
-// connection was lost under at-most-one (the holder can no longer prove it
-// holds it), or someone deleted the holder's znode. The holder must stop
-// the work it guards at once. Before Lock returns it is nil.
-func (l *Lock) Lost() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.h == nil {
-		return nil
-	}
-	return l.h.lost
-}
+// Lost is closed at the first moment a held lock is not proved ours: the
+// session expired, someone deleted the holder's znode, Unlock, or, under
+// at-most-one, the connection was lost (StateSuspended), even if it comes
+// back in time. The holder must stop the work it guards at once; Lost
+// never opens again. A holder that can pause its work and resume it
+// follows Observe instead.
+func (l *Lock) Lost() <-chan struct{} { return l.h.lost }
 
 // Epoch is the lock's epoch: the czxid of the holder's znode, which grows
 // with every new holder. Hand it to what the lock guards, so that it can
@@ -145,8 +152,10 @@ func (l *Lock) Epoch() int64 {
 // that the next in line takes over at once, and waits until that is done.
 // It is safe to call more than once, and on a lost lock.
 func (l *Lock) Unlock() {
+	l.h.release() // first: the engine's stop, as it leaves, is no loss
+	mon := l.mon.Load()
 	l.mu.Lock()
-	mon, stopGuard, guardDone := l.mon, l.stopGuard, l.guardDone
+	stopGuard, guardDone := l.stopGuard, l.guardDone
 	l.mu.Unlock()
 	if mon != nil {
 		mon.Close()

@@ -47,3 +47,52 @@ func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 		t.Fatalf("Lost still open %v after the connection was reset (session %v)", session/4, session)
 	}
 }
+
+// Under at-most-one a connection lost and back within the session
+// suspends the lock, then proves it ours again: Observe says suspended,
+// then held; Lost closes at the suspension, as the simplest holder must
+// stop there; Done stays open, for the lock is not lost.
+func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	const session = 4 * time.Second
+	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", nodemonitor.WithLogger(zktest.Logger(t)))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	states := l.Observe(ctx)
+	if s := <-states; s != lock.StateHeld {
+		t.Fatalf("first state %v, want held", s)
+	}
+	proxy.Reset()
+	time.Sleep(100 * time.Millisecond)
+	proxy.Restore()
+	for _, want := range []lock.State{lock.StateSuspended, lock.StateHeld} {
+		select {
+		case s := <-states:
+			if s != want {
+				t.Fatalf("state %v, want %v", s, want)
+			}
+		case <-time.After(session):
+			t.Fatalf("no %v within the session", want)
+		}
+	}
+	select {
+	case <-l.Lost():
+	default:
+		t.Error("Lost still open after the suspension")
+	}
+	select {
+	case <-l.Done():
+		t.Error("Done closed, but the lock was not lost")
+	default:
+	}
+	l.Unlock()
+	if s := <-states; s != lock.StateReleased {
+		t.Errorf("after Unlock: %v, want released", s)
+	}
+}

@@ -133,9 +133,7 @@ func TestKilledLeadersThenTotalLoss(t *testing.T) {
 	for i := range 3 {
 		cluster.Wipe(i)
 	}
-	for i := range 3 {
-		cluster.Start(i)
-	}
+	cluster.StartMany(0, 1, 2)
 	for i := range 3 {
 		cluster.WaitServing(i)
 	}

@@ -55,9 +55,7 @@ func TestFaultEnsembleServers(t *testing.T) {
 				cluster.Kill(i)
 			}
 			time.Sleep(cfg.session / 4)
-			for _, i := range down {
-				cluster.Start(i)
-			}
+			cluster.StartMany(down...)
 			for i := 0; i < 3; i++ {
 				cluster.WaitServing(i)
 			}

@@ -263,9 +263,7 @@ func TestEnsembleServersDieUnderUpdateAndWatch(t *testing.T) {
 			// second at least; two retries cover three passes.
 			time.Sleep(6 * time.Second)
 		}
-		for _, i := range down {
-			cluster.Start(i)
-		}
+		cluster.StartMany(down...)
 		for _, i := range down {
 			cluster.WaitServing(i)
 		}

@@ -28,6 +28,11 @@ type Config struct {
 	Fence            bool
 	// Kinds limits the faults to these kinds; empty means every kind.
 	Kinds []Kind
+	// Hold is a lock holder's time in the critical section (RecipeLock);
+	// 0 draws each from S/2 to 3.5 S. A soak of a broken build sets it
+	// long, so that every fault that takes the lock away finds its CMD
+	// still at work.
+	Hold time.Duration
 	// Servers is 1 (standalone) or 3 (an ensemble, which can lose a
 	// server, its leader, or its quorum).
 	Servers int

@@ -89,6 +89,9 @@ func (c *Config) argv(name string, addrs []string, rng *rand.Rand, life int) []s
 	}
 	if c.Recipe == RecipeLock {
 		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
+		if c.Hold > 0 {
+			hold = c.Hold
+		}
 		return []string{"--servers", servers, "--path", lockPath, "--name", name,
 			"--session-timeout", c.Session.String(), "--policy", c.Policy, "--grace", (c.Session / 2).String(),
 			"--log-level", "info", "--",

@@ -141,8 +141,10 @@ func mustPass(t *testing.T, cfg Config, enough func(Report) string) {
 // so the next holder's critical section overlaps the old one's.
 func TestLockSoakCatchesABrokenLock(t *testing.T) {
 	t.Parallel()
+	// Each CMD holds on past the soak's end: a holder cut off loses the
+	// lock with its CMD at work, which must then overlap the next one's.
 	mustFail(t, Config{Recipe: RecipeLock, Seed: 3, Duration: 12 * time.Second, Speakers: 3, Policy: "at-most-one",
-		Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}, "unexplained overlaps", unexplained)
+		Servers: 1, Kinds: []Kind{HoleLong}, Hold: time.Minute, Speaker: buildSpeaker(t, "chaosbroken")}, "unexplained overlaps", unexplained)
 }
 
 // mustFail runs the soak cfg of a build broken on purpose: it must fail,

@@ -126,13 +126,6 @@ func (h *holder) set(s State) {
 	h.states.Publish(s)
 }
 
-// current is the holder's state.
-func (h *holder) current() State {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.state
-}
-
 // Acted is closed once Lock has handed the lock to its caller. The engine
 // sets the holder's watch on its own znode only then, so that the watch's
 // round trip is not on the handover's path; until then, the confirm has

@@ -14,8 +14,8 @@ type standing struct {
 // stand finds ours among children in one pass. The decision needs only two
 // things: whether anyone is ahead of us, and who is just ahead. So it
 // neither sorts nor copies the list, which a new leader would otherwise do
-// with every candidate on its failover's path (issue 14; Candidates sorts,
-// for whoever shows the whole line).
+// with every candidate on its failover's path (Candidates sorts, for
+// whoever shows the whole line).
 func stand(children []string, ours string) standing {
 	var st standing
 	mine, ok := candidateSeq(ours)

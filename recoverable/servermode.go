@@ -8,23 +8,6 @@ import (
 	"zkspeaker/internal/fourletter"
 )
 
-// A sync makes the server we talk to catch up with the ZooKeeper leader
-// before it answers our next read, so that the read is as fresh as a write
-// would be. A standalone server has no leader to catch up with: it applies
-// every write itself before it acknowledges it to anyone, so each read it
-// answers on our session already reflects every acknowledged write, and its
-// answer proves our session alive there when the read arrived, exactly what
-// the sync would have proved. On a standalone server the sync is a round
-// trip's worth of nothing, and the failover's one round trip can be a plain
-// read (issue 14).
-//
-// The client cannot see the server's mode, so it asks, with the four-letter
-// word srvr (allowed by default since ZooKeeper 3.5), once per connection.
-// A server that does not answer, or answers anything but "standalone", is
-// treated as a member of an ensemble: the sync stays. A leader of an
-// ensemble is no exception: it may apply a commit a moment after a
-// follower has acknowledged it to a client, and only a sync waits for that.
-
 // modeProbeTimeout bounds the srvr question. Until it is answered the client
 // syncs as if it talked to an ensemble, which is always safe.
 const modeProbeTimeout = 2 * time.Second
@@ -33,6 +16,23 @@ const modeProbeTimeout = 2 * time.Second
 // Every connection, and every loss of one, starts a new generation; a
 // probe's answer counts only for the generation it was asked in, so that
 // an answer about one connection never vouches for the next.
+//
+// A sync makes the server we talk to catch up with the ZooKeeper leader
+// before it answers our next read, so that the read is as fresh as a write
+// would be. A standalone server has no leader to catch up with: it applies
+// every write itself before it acknowledges it to anyone, so each read it
+// answers on our session already reflects every acknowledged write, and its
+// answer proves our session alive there when the read arrived, exactly what
+// the sync would have proved. On a standalone server the sync is a round
+// trip's worth of nothing, and the failover's one round trip can be a plain
+// read.
+//
+// The client cannot see the server's mode, so it asks, with the four-letter
+// word srvr (allowed by default since ZooKeeper 3.5), once per connection.
+// A server that does not answer, or answers anything but "standalone", is
+// treated as a member of an ensemble: the sync stays. A leader of an
+// ensemble is no exception: it may apply a commit a moment after a
+// follower has acknowledged it to a client, and only a sync waits for that.
 type serverMode struct {
 	mu      sync.Mutex
 	gen     uint64 // bumped at every connect and disconnect

@@ -113,7 +113,7 @@ func TestAStaleConfirmWritesNothing(t *testing.T) {
 }
 
 // The first confirm of a term may answer at once with the proof the
-// election got (issue 14): the line is then as fresh as that proof's
+// election got: the line is then as fresh as that proof's
 // request, and a proof older than the confirm deadline must write nothing,
 // however fast it is handed over.
 func TestAnOldProofHandedOverAtOnceWritesNothing(t *testing.T) {

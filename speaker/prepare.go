@@ -7,7 +7,7 @@ import "time"
 // ZooKeeper whether we lead now. Meanwhile the Speaker's goroutine takes
 // the file lock and reads the last epoch (see fence.go), so that the first
 // line, if it comes, only writes: the fence's system calls leave the
-// failover's path for the round trip's idle time (issue 14). It returns at
+// failover's path for the round trip's idle time. It returns at
 // once. The lock is let go by Unprepare, or after the confirm deadline if
 // no line used it; the check stays valid all that time, as the lock is
 // never released in between. Without WithFence it does nothing.

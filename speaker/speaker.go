@@ -170,7 +170,7 @@ func (s *Speaker) Wait(ctx context.Context, counter uint64) error {
 // StartSpeaking that comes later, from a monitor still winning an election
 // as the process shuts down, writes nothing. It is the part of Close that a
 // leaving leader must wait for before it deletes its znode; the rest of
-// Close can follow the delete, off the successor's path (issue 14).
+// Close can follow the delete, off the successor's path.
 func (s *Speaker) Retire() {
 	s.mu.Lock() // waits for a write in progress
 	defer s.mu.Unlock()

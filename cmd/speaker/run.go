@@ -82,7 +82,7 @@ func runSpeaker(c *cli.Context) error {
 // successor. The session is closed sessionCloseDelay later, off the
 // successor's path: closed at once, its transaction and the server's
 // teardown of our connection land in the middle of the successor's round
-// trip, and `speaker bench` measured it slower that way (issue 14). With
+// trip, and `speaker bench` measured it slower that way. With
 // ZooKeeper out of reach that could hang, so it gives up after 900 ms: the
 // process must exit within a second.
 func shutdown(log *slog.Logger, spk *speaker.Speaker, mon monitor, rz *recoverable.RecoverableZookeeper) {

@@ -126,8 +126,8 @@ func (b *Broadcaster[T]) Close(last T, grace time.Duration) {
 	if idle {
 		// Nobody observes (the speaker command, `speaker bench`): no
 		// goroutine and no timer for a grace nobody needs. A leader closes
-		// right as its successor takes over, on the same two cores (issue
-		// 14). Observers that left are past their queue, in their last
+		// right as its successor takes over, and may share its cores.
+		// Observers that left are past their queue, in their last
 		// deferred calls.
 		b.workers.Wait()
 		return

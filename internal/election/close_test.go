@@ -64,7 +64,7 @@ func (r *stallingRecipe) Leave(context.Context) error {
 
 // Close leaves exactly once, whatever the loop is doing. A loop waiting for
 // its watch lets Close leave from the caller's goroutine, one hand-off
-// sooner than waking the loop to do it (issue 14); a loop in the middle of
+// sooner than waking the loop to do it; a loop in the middle of
 // a Check is ended, and leaves on its way out, never beside Close.
 func TestCloseLeavesOnceWhetherTheLoopIsIdleOrBusy(t *testing.T) {
 	t.Parallel()

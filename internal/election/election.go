@@ -108,7 +108,7 @@ func (c *Candidate) Close() {
 			// leave from here, as zk.Lock's Unlock deletes from its
 			// caller's goroutine. Waking the loop to do it would put a
 			// goroutine hand-off before the one write that the successor
-			// waits for (issue 14). The loop then finds left set and ends.
+			// waits for. The loop then finds left set and ends.
 			// Or the loop has ended already (it gave up, or the session
 			// was closed), and has left on its way out.
 			if !c.left {

@@ -29,7 +29,7 @@ type Listener interface {
 // a channel closed once its next act is done (a Speaker's next line is in
 // the file). A new leader sets the watch on its own znode only after its
 // first act, so that the watch's round trip competes with nothing on the
-// failover's path (issue 14). A Listener without it gets the watch at once.
+// failover's path. A Listener without it gets the watch at once.
 type actNotifier interface {
 	Acted() <-chan struct{}
 }
@@ -38,7 +38,7 @@ type actNotifier interface {
 // that may make it the leader: Prepare gets it ready to act at once (a
 // fencing Speaker takes its file lock and reads the last epoch), and
 // Unprepare, called when the check decided otherwise, undoes that, so that
-// the actual leader never waits for it (issue 14). Both return at once.
+// the actual leader never waits for it. Both return at once.
 type preparer interface {
 	Prepare()
 	Unprepare()

@@ -26,8 +26,8 @@ func (c *Candidate) loop(ctx context.Context) {
 	// called: the owner may close the session first, and its Close waits for
 	// every observer to let go. Not a child of ctx either: when Close finds
 	// the loop busy, its cancel should wake this goroutine alone, which then
-	// sends the delete, not the observer's too, which would run first (20 µs
-	// later to the wire on this machine, issue 14).
+	// sends the delete, not the observer's too, which would run first and
+	// put the delete later on the wire.
 	observeCtx, stopObserving := context.WithCancel(context.Background())
 	defer stopObserving()
 	events := c.zk.Observe(observeCtx)

@@ -30,7 +30,7 @@ type Decision struct {
 	Wake <-chan zk.Event
 	// Watch, when Wake is nil, sets that watch later. The engine calls it
 	// right after it tells the listener to speak, so that a new leader's
-	// first line does not wait for a watch on its own znode (issue 14).
+	// first line does not wait for a watch on its own znode.
 	Watch func(ctx context.Context) (<-chan zk.Event, error)
 	// Proof is a Leader decision's own proof that we lead, when the
 	// requests it was made from prove it (a sync or a create that

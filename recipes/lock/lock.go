@@ -37,7 +37,7 @@ type Lock struct {
 	opts []nodemonitor.Option
 	name string
 
-	h   *holder                            // made by New: Observe, Lost and Done work before Lock
+	h   *holder                             // made by New: Observe, Lost and Done work before Lock
 	mon atomic.Pointer[nodemonitor.Monitor] // set by Lock
 
 	mu      sync.Mutex

@@ -16,6 +16,7 @@
 # Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
 # repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30),
 # ZK_JOIN_TIMEOUT seconds (10), ZK_MAX_SESSION_MS (unset: the server's default of 20 ticks),
+# ZK_JAVA_OPTS (-Xmx256m: the servers' JVM options; the tests give lighter ones),
 # ZK_OWNER_PID (unset: when set, each server is killed, and $DIR removed,
 # within a second or two of that process's end; for programs that start
 # servers of their own, whose servers must not outlive them).
@@ -212,7 +213,9 @@ launch() {
 	fi
 	zk_find || exit 1
 	# The last two arguments are how running finds the server: keep them last.
-	nohup setsid "$ZK_JAVA" -Xmx256m -cp "$d:$ZK_CLASSPATH" \
+	local -a opts
+	read -ra opts <<<"${ZK_JAVA_OPTS:--Xmx256m}"
+	nohup setsid "$ZK_JAVA" "${opts[@]}" -cp "$d:$ZK_CLASSPATH" \
 		"$MAIN" "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$d/server.pid"

@@ -63,7 +63,7 @@ func TestBenchRuns(t *testing.T) {
 func TestBenchStopsItsOwnServersOnSIGHUP(t *testing.T) {
 	t.Parallel()
 	zktest.SkipShort(t)
-	p := zktest.Run(t, bin, "bench", "--workers", "1", "--batch", "1", "--duration", "1m")
+	p := zktest.RunEnv(t, []string{"ZK_JAVA_OPTS=" + zktest.LightJVM}, bin, "bench", "--workers", "1", "--batch", "1", "--duration", "1m")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := p.WaitForStderr(ctx, "per row on "); err != nil {

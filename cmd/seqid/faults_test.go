@@ -44,6 +44,10 @@ func workers(t *testing.T, servers []string, name string, n int, got *ranges, st
 					return
 				}
 				got.add(first, k)
+				// Paced, not flat out: the point is IDs handed out across
+				// every kill, and a worker loop at full speed would load the
+				// machine that the other packages' fault tests time.
+				time.Sleep(10 * time.Millisecond)
 			}
 		}()
 	}

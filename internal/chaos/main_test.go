@@ -6,11 +6,14 @@ import (
 	"testing"
 
 	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/zktest"
 )
 
 // TestMain fails the package when its tests leave a goroutine running, and
-// removes the commands the soaks built.
+// removes the commands the soaks built. The soaks' servers run on the test
+// servers' light JVM options: eight soaks start theirs at once.
 func TestMain(m *testing.M) {
+	os.Setenv("ZK_JAVA_OPTS", zktest.LightJVM) //nolint:errcheck // cannot fail for a valid name
 	code := leakcheck.Main(m)
 	builds.Range(func(_, b any) bool {
 		if p := b.(*build).path; p != "" {

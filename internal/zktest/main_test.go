@@ -7,5 +7,10 @@ import (
 	"zkspeaker/internal/leakcheck"
 )
 
-// TestMain fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
+// TestMain fails the package when its tests leave a goroutine running. The
+// script tests' servers (demo, demo-tmux, ensemble.sh) run on the test
+// servers' light JVM options, as the test servers do.
+func TestMain(m *testing.M) {
+	os.Setenv("ZK_JAVA_OPTS", LightJVM) //nolint:errcheck // cannot fail for a valid name
+	os.Exit(leakcheck.Main(m))
+}

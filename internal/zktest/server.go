@@ -48,6 +48,16 @@ admin.enableServer=false
 	return os.WriteFile(filepath.Join(data, "myid"), []byte(fmt.Sprintf("%d\n", s.id)), 0o644)
 }
 
+// LightJVM are the JVM options of every test server, and of the servers
+// the test binaries start through ensemble.sh (ZK_JAVA_OPTS). C1 only, one
+// compiler thread: a test server lives seconds, and the optimizing
+// compiler's work at start would compete with the tests. A leader
+// election waits twice as long between its rounds each time a peer does
+// not answer, up to a minute by default: a peer restarted on a busy
+// machine then found the others asleep for 10 s and more. One second at
+// most keeps the election about as long as the slowest restart.
+const LightJVM = "-Xmx256m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -Dzookeeper.fastleader.maxNotificationInterval=1000"
+
 // start launches the JVM in its own process group, so that nothing it
 // forks outlives the test.
 func (s *server) start() error {
@@ -60,19 +70,11 @@ func (s *server) start() error {
 	if err != nil {
 		return err
 	}
-	// C1 only, one compiler thread: a test server lives seconds, and the
-	// optimizing compiler's work at start would compete with the tests.
-	// A leader election waits twice as long between its rounds each time
-	// a peer does not answer, up to a minute by default: a peer restarted
-	// on a busy machine then found the others asleep for 10 s and more.
-	// One second at most keeps the election about as long as the slowest
-	// restart.
-	cmd := exec.Command(s.inst.java, "-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
-		"-Dzookeeper.fastleader.maxNotificationInterval=1000",
-		"-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+	args := append(strings.Fields(LightJVM), "-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
 		"-cp", s.dir+":"+s.inst.classpath,
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))
+	cmd := exec.Command(s.inst.java, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

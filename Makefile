@@ -90,7 +90,7 @@ test-clock:
 ## lint: go vet, staticcheck and shellcheck
 lint: vet staticcheck shellcheck
 
-# test-packages: `go test -json` per package through internal/testrun, JOBS
+# test-packages: `go test -json` per package through internal/testkit/testrun, JOBS
 # packages at a time, each printed as it ends, then each package's time,
 # the slowest tests and the total.
 # - Everything is compiled first (compile-tests), the test binaries and
@@ -102,16 +102,16 @@ lint: vet staticcheck shellcheck
 #   dozens of processes waiting to run, and bounds broke.
 # - The longest packages start first (FIRST), so that the two jobs end
 #   together on short ones instead of one long package running by itself.
-# - The soaks of internal/chaos run alone at the end: their random faults
+# - The soaks of cmd/speaker/internal/chaos run alone at the end: their random faults
 #   load the machine, and the fault tests hold real processes to bounds
 #   derived from the session timeout.
 # - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
-# TESTLOG keeps each package's events: `go run ./internal/testrun -report
+# TESTLOG keeps each package's events: `go run ./internal/testkit/testrun -report
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
-FIRST := /cmd/speaker$$|/nodemonitor$$|/internal/zktest$$|/cmd/seqid$$|/znodemonitor$$|/recoverable$$
+FIRST := /cmd/speaker$$|/nodemonitor$$|/internal/testkit/scripttest$$|/cmd/seqid$$|/znodemonitor$$|/recoverable$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 compile-tests:
@@ -120,7 +120,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
-	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/internal/chaos$$' -alone-parallel 12 \
+	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos$$' -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

@@ -2,7 +2,7 @@
 # zk-env.sh finds an installed Apache ZooKeeper and a Java runtime.
 #
 # Sourced by the other scripts in this folder, and run by the Go test harness
-# (internal/zktest), so that every tool looks for ZooKeeper the same way:
+# (internal/testkit/zktest), so that every tool looks for ZooKeeper the same way:
 #   1. $ZOOKEEPER_HOME, when it holds the Apache tarball layout (bin/, lib/);
 #   2. Debian's or Ubuntu's `zookeeper` package (/usr/share/java/zookeeper.jar);
 #   3. Homebrew's `zookeeper` formula (its libexec holds the tarball layout).

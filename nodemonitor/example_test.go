@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"

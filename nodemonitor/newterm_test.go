@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
+	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/faultproxy"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recoverable"
 )
 

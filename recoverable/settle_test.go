@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // A caller that gave up on a call can wait for it with Settle: with every

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/testkit/leakcheck"
 )
 
 // TestMain fails the package when its tests leave a goroutine running.

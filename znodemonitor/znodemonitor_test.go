@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )

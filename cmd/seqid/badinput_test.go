@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // Bad input gets one line naming the problem, exit status 2, and nothing

@@ -15,7 +15,7 @@ import (
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/ensemble"
-	"zkspeaker/internal/seqbench"
+	"zkspeaker/cmd/seqid/internal/seqbench"
 	"zkspeaker/recipes/sequence"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // `seqid bench` measures each pair of batch and workers, in that order,

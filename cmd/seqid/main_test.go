@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // bin is the seqid binary, built by TestMain; servers is a real standalone

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // A speaker whose --auth the election's ACL refuses would be refused for

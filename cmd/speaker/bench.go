@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/bench"
+	"zkspeaker/cmd/speaker/internal/bench"
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/nodemonitor"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // benchLine is any line of `speaker bench --json`: a failover row or a

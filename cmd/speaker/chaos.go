@@ -14,7 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/chaos"
+	"zkspeaker/cmd/speaker/internal/chaos"
 	"zkspeaker/internal/cmdline"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 const (

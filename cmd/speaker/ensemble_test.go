@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // In a 3-server ensemble, losing any one server, the ZooKeeper leader

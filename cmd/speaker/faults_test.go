@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 var elections = []string{"sequential", "single-file"}

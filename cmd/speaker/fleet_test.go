@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/electiontest"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/electiontest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // member is one speaker process of a fleet, and the proxy its traffic to

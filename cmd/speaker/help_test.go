@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"zkspeaker/internal/usage"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // runOffline is run for what needs no ZooKeeper, so that it runs under

@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/bench"
-	"zkspeaker/internal/electionstatus"
+	"zkspeaker/cmd/speaker/internal/bench"
+	"zkspeaker/cmd/speaker/internal/status"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
@@ -45,7 +45,7 @@ type electionKind struct {
 	start func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error)
 	// inspect reads the election for `speaker status`, and returns how to
 	// draw it and the watch that fires at its next change.
-	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error)
+	inspect func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error)
 }
 
 var electionKinds = []electionKind{
@@ -55,9 +55,9 @@ var electionKinds = []electionKind{
 			return nodemonitor.New(rz, l, nodemonitor.WithPath(s.path), nodemonitor.WithWatch(s.watch),
 				nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(s.acl), nodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
-			return func(b *strings.Builder, s electionstatus.Sightings) { electionstatus.WriteSequential(b, v, s) }, wake, err
+			return func(b *strings.Builder, s status.Sightings) { status.WriteSequential(b, v, s) }, wake, err
 		},
 	},
 	{
@@ -66,9 +66,9 @@ var electionKinds = []electionKind{
 			return znodemonitor.New(rz, l, znodemonitor.WithPath(s.path),
 				znodemonitor.WithPolicy(s.policy), znodemonitor.WithACL(s.acl), znodemonitor.WithLogger(s.log))
 		},
-		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (electionstatus.Render, <-chan zk.Event, error) {
+		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
-			return func(b *strings.Builder, s electionstatus.Sightings) { electionstatus.WriteSingleFile(b, h, s) }, wake, err
+			return func(b *strings.Builder, s status.Sightings) { status.WriteSingleFile(b, h, s) }, wake, err
 		},
 	},
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // logLine returns the first line of a speaker's log that holds every one of

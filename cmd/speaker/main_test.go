@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // TestMain starts the package's shared server (zktest.Shared) and fails

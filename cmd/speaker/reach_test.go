@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/ensemble"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // TestNoZooKeeper runs status and a speaker where nothing listens. Status

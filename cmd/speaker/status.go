@@ -16,7 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/electionstatus"
+	"zkspeaker/cmd/speaker/internal/status"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 )
@@ -78,9 +78,9 @@ func runStatus(c *cli.Context) error {
 		}
 		return quiet(ctx, err)
 	}
-	st := electionstatus.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
+	st := status.Printer{W: os.Stdout, Servers: servers, Election: election.name, Path: path,
 		Clear: c.Bool("watch") && isTerminal(os.Stdout),
-		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (electionstatus.Render, <-chan zk.Event, error) {
+		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (status.Render, <-chan zk.Event, error) {
 			return election.inspect(ctx, rz, path)
 		}}
 	if c.Bool("watch") {

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/timelinereport"
+	"zkspeaker/cmd/speaker/internal/timeline"
 	"zkspeaker/speaker"
 )
 
@@ -69,12 +69,12 @@ func runTimeline(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	timelinereport.Write(os.Stdout, name, tl, events, c.Int("width"))
+	timeline.Write(os.Stdout, name, tl, events, c.Int("width"))
 	if svg := c.String("svg"); svg != "" && len(tl.Terms) == 0 {
 		fmt.Printf("no chart drawn in %s: %s has no line to draw\n", svg, name)
 	} else if svg != "" {
 		var b strings.Builder
-		timelinereport.WriteSVG(&b, name, tl, events)
+		timeline.WriteSVG(&b, name, tl, events)
 		if err := os.WriteFile(svg, []byte(b.String()), 0o644); err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func runTimeline(c *cli.Context) error {
 
 // readEvents reads the file of --events, if given. Any fault in it is bad
 // input, found before anything is printed.
-func readEvents(c *cli.Context) ([]timelinereport.Event, error) {
+func readEvents(c *cli.Context) ([]timeline.Event, error) {
 	if !c.IsSet("events") {
 		return nil, nil
 	}
@@ -98,7 +98,7 @@ func readEvents(c *cli.Context) ([]timelinereport.Event, error) {
 		return nil, badFlag("events", "%v", err)
 	}
 	defer f.Close()
-	events, err := timelinereport.ReadEvents(f)
+	events, err := timeline.ReadEvents(f)
 	if err != nil {
 		return nil, badFlag("events", "%s: %v", path, err)
 	}

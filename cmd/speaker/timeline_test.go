@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // handMade writes an out file in which b overlaps a for 3 s, then c takes

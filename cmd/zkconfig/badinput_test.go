@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // Bad input exits 2 with one line that names the problem, prints nothing

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/faultproxy"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // A set interrupted while its write is on its way does not know whether

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // bin is the zkconfig binary, built by TestMain; servers is a real

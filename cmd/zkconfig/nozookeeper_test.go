@@ -3,7 +3,7 @@ package main_test
 import (
 	"testing"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // With no ZooKeeper at the address, set and get say so in one line, exit

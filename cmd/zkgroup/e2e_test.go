@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // The chapter's run through the binary, with exact output: create, three

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recoverable"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // Under at-most-one a connection lost and back within the session does not

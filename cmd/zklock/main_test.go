@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/testkit/leakcheck"
 )
 
 // TestMain fails the package when its tests leave a goroutine running.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // With no ZooKeeper at the address, zklock waits for the lock as a

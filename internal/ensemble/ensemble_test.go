@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"zkspeaker/internal/leakcheck"
+	"zkspeaker/internal/testkit/leakcheck"
 )
 
 // TestMain fails the package when its tests leave a goroutine running. With

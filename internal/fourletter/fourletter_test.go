@@ -10,8 +10,8 @@ import (
 
 	"zkspeaker/internal/ensemble"
 	"zkspeaker/internal/fourletter"
-	"zkspeaker/internal/leakcheck"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/leakcheck"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // TestMain fails the package when its tests leave a goroutine running.

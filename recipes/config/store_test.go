@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/config"
 	"zkspeaker/recoverable"
 )

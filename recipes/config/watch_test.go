@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/fourletter"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/config"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/group"
 	"zkspeaker/recoverable"
 )

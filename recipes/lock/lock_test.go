@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"

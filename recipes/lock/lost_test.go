@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/faultproxy"
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
 )

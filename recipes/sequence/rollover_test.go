@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/zktest"
+	"zkspeaker/internal/testkit/zktest"
 )
 
 // Long before its data version would wrap, the leader makes a sequence's

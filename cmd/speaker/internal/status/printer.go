@@ -1,0 +1,152 @@
+// Package status prints an election as ZooKeeper sees it, for
+// `speaker status`: the candidates in order, who watches whom (from every
+// server's wchc and cons), who leads, and each server's mode.
+package status
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// settle is how long --watch waits after a change before it looks:
+// the candidates need a moment to set their new watches, and wchc should
+// show the new ones.
+const settle = 150 * time.Millisecond
+
+// recheck is how often --watch asks the servers again. No ZooKeeper watch
+// reports a server going down, or a candidate moving to another server, so
+// this one part polls.
+const recheck = 2 * time.Second
+
+// Render draws an election that was read before with what the servers say
+// now, so that --watch can redraw it without reading the znodes again.
+type Render func(b *strings.Builder, s Sightings)
+
+// Inspector reads one election's znodes and returns how to draw them, and
+// the ZooKeeper watch that fires at the election's next change. Each recipe
+// has its own.
+type Inspector func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (Render, <-chan zk.Event, error)
+
+// Printer prints one election as ZooKeeper sees it, once or at every change.
+type Printer struct {
+	W        io.Writer
+	Servers  []string // --servers; every other server of the ensemble is found in /zookeeper/config
+	Election string   // the recipe's name, for the heading
+	Path     string
+	Inspect  Inspector
+	Clear    bool // clear the terminal before each print (--watch on a terminal)
+
+	render  Render  // the election as last read
+	readErr error   // why the last read failed, for --watch
+	members members // the servers asked
+	last    string  // what was printed last, without its time
+}
+
+// Once reads the election and prints it.
+func (s *Printer) Once(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
+	render, _, err := s.Inspect(ctx, rz)
+	if err != nil {
+		return err
+	}
+	s.render = render
+	s.show(ctx, rz)
+	return nil
+}
+
+// Watch prints the election, then prints it again whenever the ZooKeeper
+// watch that Inspect left fires, status's own session changes, or the
+// servers say something new. It returns nil when ctx is done.
+func (s *Printer) Watch(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
+	ticker := time.NewTicker(recheck)
+	defer ticker.Stop()
+	sessions := rz.Observe(ctx)
+	for {
+		render, wake, err := s.Inspect(ctx, rz)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil {
+			s.render = render
+		}
+		s.readErr = err
+		s.show(ctx, rz)
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-wake:
+				break wait
+			case ev := <-sessions:
+				if ev.State == recoverable.StateConnected || ev.State == recoverable.StateExpired {
+					break wait // read again on the (new) session
+				}
+				s.show(ctx, rz) // say that we are cut off
+			case <-ticker.C:
+				s.show(ctx, rz)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(settle):
+		}
+	}
+}
+
+// show asks every server, draws the election with what they say, and
+// prints it unless nothing changed since the last print.
+func (s *Printer) show(ctx context.Context, rz *recoverable.RecoverableZookeeper) {
+	s.members = readMembers(ctx, rz, s.Servers, s.members)
+	seen := gather(ctx, s.members, rz.SessionID())
+	var b strings.Builder
+	if s.render != nil {
+		s.render(&b, seen)
+	}
+	if s.readErr != nil {
+		fmt.Fprintf(&b, "  cannot read the election: %v\n", s.readErr)
+	}
+	b.WriteString("servers\n")
+	for _, m := range seen.Servers {
+		fmt.Fprintf(&b, "  %-22s %s\n", m.Addr, m.Mode)
+	}
+	if s.members.known && !s.members.complete {
+		fmt.Fprintf(&b, "note: the ensemble has %d servers, --servers names %d, and /zookeeper/config gives no client ports: sessions connected to the others are not visible\n",
+			s.members.size, len(s.Servers))
+	}
+	// In --watch, a line in the display rather than a log line across it.
+	if st := rz.State(); st.State != recoverable.StateConnected {
+		fmt.Fprintf(&b, "status itself is %s: what it shows of the election may be out of date\n", stateWords(st.State))
+	}
+	// A wake-up that changed nothing (the session's replayed "connected",
+	// a watch on a node that came back as it was) prints nothing.
+	if b.String() == s.last {
+		return
+	}
+	s.last = b.String()
+	if s.Clear {
+		_, _ = io.WriteString(s.W, "\033[H\033[2J")
+	}
+	fmt.Fprintf(s.W, "election %s (%s) at %s\n%s", s.Path, s.Election, time.Now().UTC().Format(time.TimeOnly), s.last)
+}
+
+// stateWords says what status's own session is doing, in words.
+func stateWords(st recoverable.SessionState) string {
+	switch st {
+	case recoverable.StateDisconnected:
+		return "disconnected from ZooKeeper, reconnecting"
+	case recoverable.StateExpired:
+		return "without a session: it expired; opening a new one"
+	case recoverable.StateConnecting:
+		return "connecting to ZooKeeper"
+	default:
+		return st.String()
+	}
+}

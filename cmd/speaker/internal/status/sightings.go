@@ -1,0 +1,166 @@
+package status
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"zkspeaker/internal/fourletter"
+)
+
+// Sightings is what the servers say about the ensemble's sessions, from the
+// four-letter words: each server's mode (srvr), where each session is
+// connected (cons), and what it watches (wchc). A server knows only its own
+// connections, so status asks every server it knows of.
+type Sightings struct {
+	// Servers are the servers asked, with their modes.
+	Servers []fourletter.ServerInfo
+	// Self is status's own session, which is no candidate.
+	Self int64
+
+	watches map[int64][]string // data watches, of sessions on servers that answered wchc
+	seen    map[int64]bool     // sessions connected to a server that answered both cons and wchc
+	// complete is true when every server of the ensemble answered cons and
+	// wchc: a session then missing from every answer has no connection.
+	complete bool
+}
+
+// Visibility says how much the servers can tell of one session.
+type Visibility int
+
+const (
+	// Seen means the session is connected to a server that listed its
+	// watches: those are all its data watches.
+	Seen Visibility = iota
+	// NotConnected means every server answered and none holds a connection
+	// for the session: its process died (its session lives on until it
+	// expires), or it is moving to another server.
+	NotConnected
+	// NotVisible means the session may be connected to a server that was
+	// not asked, or did not answer: nothing can be said of its watches.
+	NotVisible
+)
+
+// Session returns the data watches of session id, and whether they can be
+// known at all.
+func (s Sightings) Session(id int64) ([]string, Visibility) {
+	switch {
+	case s.seen[id]:
+		return s.watches[id], Seen
+	case s.complete:
+		return nil, NotConnected
+	default:
+		return nil, NotVisible
+	}
+}
+
+// Watchers returns the sessions seen watching path, each with all its data
+// watches.
+func (s Sightings) Watchers(path string) map[int64][]string {
+	out := map[int64][]string{}
+	for id, paths := range s.watches {
+		if s.seen[id] && slices.Contains(paths, path) {
+			out[id] = paths
+		}
+	}
+	return out
+}
+
+// Complete reports whether every server of the ensemble answered, so that
+// no session can hide on a server that was not heard.
+func (s Sightings) Complete() bool { return s.complete }
+
+// answer is one server's reply to the three words.
+type answer struct {
+	info     fourletter.ServerInfo
+	watches  map[int64][]string
+	sessions []int64
+	ok       bool // both cons and wchc answered
+}
+
+// A client that has just moved to another server (as all do while the
+// ensemble elects a new leader) shows in cons a moment before its watches
+// are back. So when a look catches a session without a watch, gather looks
+// again, rewatch later, up to relooks times: without that, a follower
+// would flicker as "all (children)?". A session that still shows none
+// watches only what wchc cannot list, or is very slow to come back.
+const (
+	rewatch = 300 * time.Millisecond
+	relooks = 2
+)
+
+// gather asks every member what it knows of the sessions; self is
+// status's own, which needs no watch.
+func gather(ctx context.Context, m members, self int64) Sightings {
+	s := gatherOnce(ctx, m)
+	for i := 0; i < relooks && s.bare(self); i++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(rewatch):
+			s = gatherOnce(ctx, m)
+		}
+	}
+	s.Self = self
+	return s
+}
+
+// bare reports whether a session seen, other than self, has no watch.
+func (s Sightings) bare(self int64) bool {
+	for id := range s.seen {
+		if id != self && len(s.watches[id]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// gatherOnce asks every member at once, and gives them a second in all: a
+// server that is down or frozen must not hold up the picture of the rest.
+func gatherOnce(ctx context.Context, m members) Sightings {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	answers := make([]answer, len(m.addrs))
+	var wg sync.WaitGroup
+	for i, addr := range m.addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = ask(ctx, addr)
+		}()
+	}
+	wg.Wait()
+
+	s := Sightings{watches: map[int64][]string{}, seen: map[int64]bool{}, complete: m.complete}
+	for _, a := range answers {
+		s.Servers = append(s.Servers, a.info)
+		if !a.ok {
+			s.complete = false
+			continue
+		}
+		for _, id := range a.sessions {
+			s.seen[id] = true
+		}
+		for id, paths := range a.watches {
+			for _, p := range paths {
+				if !slices.Contains(s.watches[id], p) { // one server given twice
+					s.watches[id] = append(s.watches[id], p)
+				}
+			}
+		}
+	}
+	return s
+}
+
+// ask asks one server for its mode, its connections and their watches.
+func ask(ctx context.Context, addr string) answer {
+	info := fourletter.Srvr(ctx, addr)
+	a := answer{info: fourletter.ServerInfo{Addr: info.Addr, Mode: info.Mode}} // only what status shows
+	if info.Mode == "down" {
+		return a
+	}
+	sessions, errC := fourletter.Sessions(ctx, addr)
+	watches, errW := fourletter.Watches(ctx, addr)
+	a.sessions, a.watches, a.ok = sessions, watches, errC == nil && errW == nil
+	return a
+}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/faultproxy"
+	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
 )

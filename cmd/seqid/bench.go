@@ -13,9 +13,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/cmd/seqid/internal/seqbench"
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/ensemble"
-	"zkspeaker/cmd/seqid/internal/seqbench"
 	"zkspeaker/recipes/sequence"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"zkspeaker/internal/usage"
 	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/internal/usage"
 )
 
 // runOffline is run for what needs no ZooKeeper, so that it runs under

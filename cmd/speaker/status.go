@@ -15,8 +15,8 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/cmdline"
 	"zkspeaker/cmd/speaker/internal/status"
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/recoverable"
 )

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/cmdline"
 	"zkspeaker/cmd/speaker/internal/timeline"
+	"zkspeaker/internal/cmdline"
 	"zkspeaker/speaker"
 )
 

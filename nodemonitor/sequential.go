@@ -8,7 +8,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -100,44 +99,13 @@ type sequential struct {
 // Check implements election.Recipe: join, list the candidates, and lead or watch.
 func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 	for {
-		if err := s.settleOwner(ctx); err != nil {
-			return election.Decision{}, err
-		}
-		if s.node != "" && s.session != s.zk.SessionID() {
-			// Curator learned this the hard way: a znode of an older session
-			// is gone or about to go. Never count it as ours.
-			s.node = ""
-		}
-		if s.node == "" {
-			if err := s.join(ctx); err != nil {
+		if again, err := s.ensureJoined(ctx); err != nil || again {
+			if err != nil {
 				return election.Decision{}, err
 			}
-			if s.session == 0 {
-				continue // made across a change of session: settle whose it is
-			}
+			continue
 		}
-		var (
-			children []string
-			wake     <-chan zk.Event
-			proof    election.Proof
-			err      error
-		)
-		if s.watch == WatchChildren {
-			// The first article's way: everyone watches the whole list.
-			children, wake, err = s.zk.ChildrenW(ctx, s.path)
-		} else {
-			// A sync, and the listing right behind it: one round trip. If
-			// the sync succeeds, our session was alive at the ZooKeeper
-			// leader after sent, and our unique name in the listing, made
-			// on this very session, says we still stand: together, the
-			// first line's confirmation.
-			var sent time.Time
-			var syncErr error
-			children, sent, syncErr, err = s.zk.SyncChildren(ctx, s.path)
-			if syncErr == nil && s.epoch != 0 {
-				proof = election.Proof{Epoch: s.epoch, Sent: sent}
-			}
-		}
+		children, wake, proof, err := s.list(ctx)
 		if errors.Is(err, zk.ErrNoNode) {
 			// The whole election path was deleted (zkCli deleteall), and our
 			// znode with it: join again, which creates the path anew.
@@ -168,25 +136,73 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 			// line is on its way.
 			return election.Decision{Leader: true, Node: s.node, Watch: s.watchOwn, Proof: proof}, nil
 		}
-		// A follower watches only the one just ahead of it.
-		target := s.path + "/" + st.predecessor
-		// A get, not an exists: an exists on a missing node would leave a
-		// watch for its creation, and a sequential name never comes back,
-		// so that watch would stay until the session ends (Curator's
-		// LeaderLatch makes the same choice). A get sets no watch then.
-		_, _, wake, err = s.zk.GetW(ctx, target)
-		if errors.Is(err, zk.ErrNoNode) {
-			// It vanished between the listing and the watch: look again now.
-			continue
+		if d, again, err := s.follow(ctx, st); err != nil || !again {
+			return d, err
 		}
-		if err != nil {
-			return election.Decision{}, err
-		}
-		s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", st.ahead)
-		// Only we wake when our predecessor goes, and often we lead then:
-		// our listener may get ready while we ask (election.Decision.Prepare).
-		return election.Decision{Node: s.node, Wake: wake, Prepare: true}, nil
 	}
+}
+
+// ensureJoined makes sure we stand with a znode of the current session: it
+// settles whose an uncertain create's znode is, forgets one of an older
+// session, and joins when we have none. It reports again when the check
+// must start over (a znode made across a change of session).
+func (s *sequential) ensureJoined(ctx context.Context) (again bool, err error) {
+	if err := s.settleOwner(ctx); err != nil {
+		return false, err
+	}
+	if s.node != "" && s.session != s.zk.SessionID() {
+		// Curator learned this the hard way: a znode of an older session is
+		// gone or about to go. Never count it as ours.
+		s.node = ""
+	}
+	if s.node != "" {
+		return false, nil
+	}
+	if err := s.join(ctx); err != nil {
+		return false, err
+	}
+	return s.session == 0, nil // made across a change of session: settle whose it is
+}
+
+// list reads the line of candidates: with a watch on it, as the first
+// article does (WatchChildren), or behind a sync that, when it succeeds,
+// is also the first line's proof that we lead.
+func (s *sequential) list(ctx context.Context) ([]string, <-chan zk.Event, election.Proof, error) {
+	if s.watch == WatchChildren {
+		children, wake, err := s.zk.ChildrenW(ctx, s.path)
+		return children, wake, election.Proof{}, err
+	}
+	// A sync, and the listing right behind it: one round trip. If the sync
+	// succeeds, our session was alive at the ZooKeeper leader after sent,
+	// and our unique name in the listing, made on this very session, says
+	// we still stand: together, the first line's confirmation.
+	children, sent, syncErr, err := s.zk.SyncChildren(ctx, s.path)
+	var proof election.Proof
+	if syncErr == nil && s.epoch != 0 {
+		proof = election.Proof{Epoch: s.epoch, Sent: sent}
+	}
+	return children, nil, proof, err
+}
+
+// follow watches the one candidate just ahead of us. It reports again when
+// that one vanished before the watch was set: look again now.
+func (s *sequential) follow(ctx context.Context, st standing) (d election.Decision, again bool, err error) {
+	target := s.path + "/" + st.predecessor
+	// A get, not an exists: an exists on a missing node would leave a watch
+	// for its creation, and a sequential name never comes back, so that
+	// watch would stay until the session ends (Curator's LeaderLatch makes
+	// the same choice). A get sets no watch then.
+	_, _, wake, err := s.zk.GetW(ctx, target)
+	if errors.Is(err, zk.ErrNoNode) {
+		return election.Decision{}, true, nil
+	}
+	if err != nil {
+		return election.Decision{}, false, err
+	}
+	s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", st.ahead)
+	// Only we wake when our predecessor goes, and often we lead then: our
+	// listener may get ready while we ask (election.Decision.Prepare).
+	return election.Decision{Node: s.node, Wake: wake, Prepare: true}, false, nil
 }
 
 // watchOwn sets the leader's watch on its own znode. A get, as for the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -49,76 +48,94 @@ func (s *singleFile) Check(ctx context.Context) (election.Decision, error) {
 			}
 			s.parentReady = true // not again at every race: the herd is costly enough
 		}
-		var (
-			st    *zk.Stat
-			wake  <-chan zk.Event
-			proof election.Proof
-			err   error
-		)
+		var r raced
 		if s.held == 0 {
-			var sent time.Time
-			var createErr error
-			st, wake, sent, createErr, err = s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
-			if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) && !errors.Is(createErr, zk.ErrNoAuth) {
-				s.unsure = true // no answer: the create may yet make the znode
+			var err error
+			if r, err = s.race(ctx, session); err != nil {
+				return election.Decision{}, err
 			}
-			switch {
-			case errors.Is(createErr, zk.ErrNoNode):
-				// An operator deleted the parent: create it again.
-				s.parentReady = false
+			if r.again {
 				continue
-			case recoverable.IsRetryable(createErr):
-				// The reply was lost: the znode may be ours. CreateEphemeral
-				// retries and settles it by the znode's owner.
-				if _, createErr = s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl); createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) {
-					return election.Decision{}, createErr
-				}
-				if createErr == nil && s.zk.SessionID() == session {
-					s.held = session
-					s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
-				}
-				st, wake, err = s.watch(ctx)
-			case createErr == nil && s.zk.SessionID() == session:
-				s.held = session
-				s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
-				if st != nil && st.EphemeralOwner == session {
-					proof = election.Proof{Epoch: st.Czxid, Sent: sent}
-				}
-			case createErr == nil:
-				return election.Decision{}, fmt.Errorf("znodemonitor: create %s: %w", s.path, election.ErrSessionChanged)
-			case errors.Is(createErr, zk.ErrNodeExists) && err == nil && st != nil && st.EphemeralOwner == session:
-				// Ours already: an earlier create whose answer we never got
-				// (the check's deadline passed) made it on this session.
-				s.held = session
-				s.log.Info("created the leader znode (found it from a create that had failed)", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
-			case !errors.Is(createErr, zk.ErrNodeExists):
-				return election.Decision{}, createErr
 			}
 		} else {
 			// Leader or not, watch the znode: the leader to notice a delete
 			// by hand, the others to race again when it goes.
-			st, wake, err = s.watch(ctx)
+			r.st, r.wake, r.err = s.watch(ctx)
 		}
-		if err != nil {
-			return election.Decision{}, err
+		if r.err != nil {
+			return election.Decision{}, r.err
 		}
-		if st == nil {
+		if r.st == nil {
 			if s.held != 0 {
 				s.log.Warn("our znode is gone; trying again", "znode", s.path)
 				s.held = 0
 			}
 			continue // the holder left between our create and our watch
 		}
-		if s.held != 0 && st.EphemeralOwner != s.held {
+		if s.held != 0 && r.st.EphemeralOwner != s.held {
 			// Deleted and re-created by someone else before we looked.
-			s.held, proof = 0, election.Proof{}
+			s.held, r.proof = 0, election.Proof{}
 		}
 		if s.held == 0 {
-			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", st.EphemeralOwner))
+			s.log.Info("waiting: another candidate holds the leader znode", "znode", s.path, "owner", fmt.Sprintf("0x%x", r.st.EphemeralOwner))
 			s.tag(ctx) // after our watch is set: a change meanwhile waits in wake, one read late, once per session
 		}
-		return election.Decision{Leader: s.held != 0, Node: s.path, Wake: wake, Proof: proof}, nil
+		return election.Decision{Leader: s.held != 0, Node: s.path, Wake: r.wake, Proof: r.proof}, nil
 	}
+}
+
+// raced is what one race for the leader znode saw: who holds it (nil:
+// nobody), the watch on it, our proof when we won it, the watch's error,
+// and whether the check must start over.
+type raced struct {
+	st    *zk.Stat
+	wake  <-chan zk.Event
+	proof election.Proof
+	err   error
+	again bool
+}
+
+// race tries to create the leader znode on session, and watches it either
+// way. Its error is a create's that no retry cures.
+func (s *singleFile) race(ctx context.Context, session int64) (raced, error) {
+	var r raced
+	st, wake, sent, createErr, err := s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
+	r.st, r.wake, r.err = st, wake, err
+	if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) && !errors.Is(createErr, zk.ErrNoAuth) {
+		s.unsure = true // no answer: the create may yet make the znode
+	}
+	switch {
+	case errors.Is(createErr, zk.ErrNoNode):
+		// An operator deleted the parent: create it again.
+		s.parentReady, r.again = false, true
+	case recoverable.IsRetryable(createErr):
+		// The reply was lost: the znode may be ours. CreateEphemeral
+		// retries and settles it by the znode's owner.
+		if _, createErr = s.zk.CreateEphemeral(ctx, s.path, s.data, s.acl); createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) {
+			return r, createErr
+		}
+		if createErr == nil && s.zk.SessionID() == session {
+			s.held = session
+			s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
+		}
+		r.st, r.wake, r.err = s.watch(ctx)
+	case createErr == nil && s.zk.SessionID() == session:
+		s.held = session
+		s.log.Info("created the leader znode", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
+		if st != nil && st.EphemeralOwner == session {
+			r.proof = election.Proof{Epoch: st.Czxid, Sent: sent}
+		}
+	case createErr == nil:
+		return r, fmt.Errorf("znodemonitor: create %s: %w", s.path, election.ErrSessionChanged)
+	case errors.Is(createErr, zk.ErrNodeExists) && err == nil && st != nil && st.EphemeralOwner == session:
+		// Ours already: an earlier create whose answer we never got (the
+		// check's deadline passed) made it on this session.
+		s.held = session
+		s.log.Info("created the leader znode (found it from a create that had failed)", "znode", s.path, "session", fmt.Sprintf("0x%x", session))
+	case !errors.Is(createErr, zk.ErrNodeExists):
+		return r, createErr
+	}
+	return r, nil
 }
 
 // watch sets a watch on the znode and says who holds it: nil when nobody.

@@ -3,7 +3,6 @@ package election
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -30,207 +29,167 @@ func (c *Candidate) loop(ctx context.Context) {
 	// put the delete later on the wire.
 	observeCtx, stopObserving := context.WithCancel(context.Background())
 	defer stopObserving()
-	events := c.zk.Observe(observeCtx)
-	var (
-		wake <-chan zk.Event // the recipe's current watch
-		// A new leader's watch on its own znode, waiting for its first act.
-		pending   func(context.Context) (<-chan zk.Event, error)
-		actedC    <-chan struct{}
-		actedLate <-chan time.Time
-		pauseEnd  <-chan time.Time
-		retry     *time.Timer
-		retries   = newCheckRetries()
-		// ready: the last decision asked to prepare on wake; prepared: the
-		// listener was told to, and not yet told that it did not lead.
-		ready, prepared bool
-	)
-	preparing, _ := c.listener.(preparer)
-	unprepare := func() {
-		if prepared {
-			preparing.Unprepare()
-			prepared = false
-		}
-	}
-	defer unprepare()
+	ls := &loopState{c: c, events: c.zk.Observe(observeCtx), retries: newCheckRetries()}
+	ls.preparing, _ = c.listener.(preparer)
+	defer ls.unprepare()
 	defer func() {
 		if !c.left {
 			c.leave()
 		}
 	}()
-	// resume takes the turn back after a wait. It reports false when Close
-	// took it meanwhile and left: nothing is left to do.
-	resume := func() bool {
-		c.turn.Lock()
-		return !c.left
-	}
 	for {
-		check, prepare := false, false
-		var retryC <-chan time.Time
-		if retry != nil {
-			retryC = retry.C
-		}
 		c.turn.Unlock()
-		select {
-		case <-ctx.Done():
-			c.turn.Lock()
+		w := ls.wait(ctx)
+		// Take the turn back after the wait; Close may have taken it
+		// meanwhile and left: then nothing is left to do.
+		c.turn.Lock()
+		if w.kind == wokeByEnd || c.left {
 			return
-		case ev, ok := <-events:
-			if !resume() || !ok {
-				return
-			}
-			switch ev.State {
-			case recoverable.StateConnected:
-				c.connected, pauseEnd = true, nil
-				// After a plain reconnect go-zookeeper re-arms our watches, so
-				// a follower has nothing to do. A paused leader must confirm
-				// that its znode survived; a new session must join again.
-				check = ev.NewSession || c.State() == StatePaused || wake == nil
-			case recoverable.StateDisconnected:
-				if now := c.zk.State(); now.State == recoverable.StateConnected && now.SessionID == ev.SessionID {
-					// Stale: the loop was busy in a Check while the same
-					// session lost its connection and got it back, and the
-					// reconnect is next in line. Pausing now would stop a
-					// leader elected since on a live connection (a lock
-					// holder would be told it lost its lock). Its confirms
-					// failed while the connection was down, so it wrote
-					// nothing then.
-					continue
-				}
-				c.connected = false
-				if st := c.State(); st == StateActive || st == StatePaused {
-					if st == StateActive {
-						c.pause()
-					}
-					// The client hears of expiry only when it reconnects, so
-					// it keeps its own clock, started when the servers last
-					// answered, not when the client noticed their silence:
-					// once the session may have expired, someone else may
-					// lead. Paused already (a reconnect whose check failed),
-					// it arms the clock again from that reconnect.
-					pauseEnd = time.After(time.Until(c.sessionDeadline()))
-				}
-			case recoverable.StateExpired, recoverable.StateAuthFailed:
-				c.connected, wake, pauseEnd = false, nil, nil
-				pending, actedC, actedLate = nil, nil, nil
-				c.deactivate("session " + ev.State.String())
-			case recoverable.StateClosed:
-				// Our owner closed the session: that was the one server write
-				// that removed our znode, and nothing is left to delete.
-				if c.connected && c.Node() != "" {
-					c.deactivate(reasonClosing)
-					c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
-				}
-				c.connected = false
-				return
-			}
-		case ev := <-wake:
-			if !resume() {
-				return
-			}
-			wake = nil
-			if c.zk.Closing() {
-				return // the closing session took our znode: leave says so
-			}
-			if ev.Type == zk.EventNotWatching {
-				continue // the session is gone; its own event says what next
-			}
-			c.mu.Lock()
-			c.notifications++
-			c.mu.Unlock()
-			c.log.Debug("watch fired", "event", ev.Type.String(), "path", ev.Path)
-			if ev.Type == zk.EventNodeDeleted && ev.Path == c.Node() {
-				// Our own znode was deleted by hand: whatever comes next, we
-				// stop now, before asking ZooKeeper anything.
-				c.deactivate("our znode was deleted")
-			}
-			check, prepare = true, ready
-		case <-actedC:
-			if !resume() {
-				return
-			}
-			wake, retry = c.watchOwn(ctx, pending, retry)
-			pending, actedC, actedLate = nil, nil, nil
-		case <-actedLate:
-			if !resume() {
-				return
-			}
-			wake, retry = c.watchOwn(ctx, pending, retry)
-			pending, actedC, actedLate = nil, nil, nil
-		case <-retryC:
-			if !resume() {
-				return
-			}
-			retry, check = nil, true
-		case <-pauseEnd:
-			if !resume() {
-				return
-			}
-			// Forget the watch too: should the session turn out to have
-			// survived (the servers can be slower to expire it than our
-			// clock is to give up), the reconnect must look again, since
-			// our znode may still lead and nobody else would speak.
-			pauseEnd, wake = nil, nil
-			pending, actedC, actedLate = nil, nil, nil
-			if !brokenGuards {
-				c.deactivate("paused until the session may have expired")
-			}
 		}
-		if !check || !c.connected {
-			continue
+		nx, ok := ls.handle(ctx, w)
+		if !ok {
+			return
 		}
-		if prepare && preparing != nil && c.State() == StateInactive {
-			// The listener gets ready during the check's round trip.
-			preparing.Prepare()
-			prepared = true
+		if nx.check && c.connected && !ls.check(ctx, nx.prepare) {
+			return
 		}
-		// A Check retries through a lost connection, and meanwhile the loop
-		// hears no event: bound it by the session's life, or a leader that
-		// keeps speaking while paused could outlive its session in here.
-		checkCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
-		d, err := c.recipe.Check(checkCtx)
-		cancel()
-		if err != nil {
-			if ctx.Err() != nil || c.zk.Closing() {
-				return
-			}
-			if c.refusedForGood(err) {
-				c.giveUp(err)
-				return
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("our session may have expired meanwhile: %w", err)
-			}
-			unprepare() // it will not lead soon: nobody must wait for its lock
-			delay := retries.Backoff()
-			retries.UseRetry()
-			c.log.Warn("election check failed; will try again", "error", err, "in", delay)
-			if retry != nil {
-				retry.Stop()
-			}
-			retry = time.NewTimer(delay)
-			continue
+	}
+}
+
+// loopState is what the loop keeps between two events.
+type loopState struct {
+	c      *Candidate
+	events <-chan recoverable.SessionEvent
+	wake   <-chan zk.Event // the recipe's current watch
+	first  firstAct        // a new leader's watch on its own znode, waiting for its first act
+	// pauseEnd fires when a paused leader's session may have expired.
+	pauseEnd <-chan time.Time
+	retry    *time.Timer // the next check after a failed one
+	retries  *recoverable.RetryCounter
+	// ready: the last decision asked to prepare on wake; prepared: the
+	// listener was told to, and not yet told that it did not lead.
+	ready, prepared bool
+	preparing       preparer
+}
+
+// firstAct holds a new leader's watch on its own znode until its listener's
+// first act (or watchLate), so that the watch's round trip is not on the
+// failover's path.
+type firstAct struct {
+	watch func(context.Context) (<-chan zk.Event, error)
+	acted <-chan struct{}
+	late  <-chan time.Time
+}
+
+// next is what an event asks of the loop: a check, and whether the
+// listener should prepare for it.
+type next struct{ check, prepare bool }
+
+// wokeBy says what woke the loop.
+type wokeBy int
+
+const (
+	wokeByEnd      wokeBy = iota // ctx done, or the session's events ended
+	wokeBySession                // a session event
+	wokeByWatch                  // the recipe's watch fired
+	wokeByFirstAct               // the new leader's first act, or its deadline
+	wokeByRetry                  // time to check again after a failure
+	wokeByPauseEnd               // a paused leader's session may have expired
+)
+
+// wakeup is one event for the loop.
+type wakeup struct {
+	kind    wokeBy
+	session recoverable.SessionEvent
+	watch   zk.Event
+}
+
+// wait waits, without the turn, for the next event.
+func (ls *loopState) wait(ctx context.Context) wakeup {
+	var retryC <-chan time.Time
+	if ls.retry != nil {
+		retryC = ls.retry.C
+	}
+	select {
+	case <-ctx.Done():
+	case ev, ok := <-ls.events:
+		if ok {
+			return wakeup{kind: wokeBySession, session: ev}
 		}
-		retries = newCheckRetries()
-		c.joined = c.joined || d.Node != ""
-		wake, ready = d.Wake, d.Prepare
-		if !d.Leader {
-			unprepare()
+	case ev := <-ls.wake:
+		return wakeup{kind: wokeByWatch, watch: ev}
+	case <-ls.first.acted:
+		return wakeup{kind: wokeByFirstAct}
+	case <-ls.first.late:
+		return wakeup{kind: wokeByFirstAct}
+	case <-retryC:
+		return wakeup{kind: wokeByRetry}
+	case <-ls.pauseEnd:
+		return wakeup{kind: wokeByPauseEnd}
+	}
+	return wakeup{kind: wokeByEnd}
+}
+
+// handle acts on w, holding the turn. It reports false when the loop must
+// end.
+func (ls *loopState) handle(ctx context.Context, w wakeup) (next, bool) {
+	switch w.kind {
+	case wokeBySession:
+		return ls.sessionChanged(w.session)
+	case wokeByWatch:
+		return ls.watchFired(w.watch)
+	case wokeByFirstAct:
+		ls.watchOwnNow(ctx)
+	case wokeByRetry:
+		ls.retry = nil
+		return next{check: true}, true
+	case wokeByPauseEnd:
+		// Forget the watch too: should the session turn out to have
+		// survived (the servers can be slower to expire it than our clock
+		// is to give up), the reconnect must look again, since our znode
+		// may still lead and nobody else would speak.
+		ls.pauseEnd, ls.wake, ls.first = nil, nil, firstAct{}
+		if !brokenGuards {
+			ls.c.deactivate("paused until the session may have expired")
 		}
-		prepared = false // a leader's listener uses it, or its deadline ends it
-		pending, actedC, actedLate = nil, nil, nil
-		// A new term's first act goes before the leader's own watch; grab
-		// the channel before StartSpeaking, which may act at once.
-		var acted <-chan struct{}
-		if an, ok := c.listener.(actNotifier); ok && d.Leader && wake == nil && d.Watch != nil && c.State() == StateInactive {
-			acted = an.Acted()
-		}
-		c.apply(d)
-		switch {
-		case acted != nil:
-			pending, actedC, actedLate = d.Watch, acted, time.After(watchLate)
-		case wake == nil && d.Watch != nil:
-			wake, retry = c.watchOwn(ctx, d.Watch, retry)
-		}
+	}
+	return next{}, true
+}
+
+// watchOwnNow sets the leader's watch on its own znode, its first act done
+// or late.
+func (ls *loopState) watchOwnNow(ctx context.Context) {
+	ls.wake, ls.retry = ls.c.watchOwn(ctx, ls.first.watch, ls.retry)
+	ls.first = firstAct{}
+}
+
+// watchFired handles the recipe's watch.
+func (ls *loopState) watchFired(ev zk.Event) (next, bool) {
+	c := ls.c
+	ls.wake = nil
+	if c.zk.Closing() {
+		return next{}, false // the closing session took our znode: leave says so
+	}
+	if ev.Type == zk.EventNotWatching {
+		return next{}, true // the session is gone; its own event says what next
+	}
+	c.mu.Lock()
+	c.notifications++
+	c.mu.Unlock()
+	c.log.Debug("watch fired", "event", ev.Type.String(), "path", ev.Path)
+	if ev.Type == zk.EventNodeDeleted && ev.Path == c.Node() {
+		// Our own znode was deleted by hand: whatever comes next, we stop
+		// now, before asking ZooKeeper anything.
+		c.deactivate("our znode was deleted")
+	}
+	return next{check: true, prepare: ls.ready}, true
+}
+
+// unprepare tells a prepared listener that it will not lead soon.
+func (ls *loopState) unprepare() {
+	if ls.prepared {
+		ls.preparing.Unprepare()
+		ls.prepared = false
 	}
 }
 

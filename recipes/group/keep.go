@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -90,39 +91,7 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 				}
 				return
 			}
-			if ev.State != recoverable.StateConnected && ev.SessionID != held.Session {
-				// About a session we no longer hold: a rejoin that
-				// outlived it left its events queued behind it.
-				continue
-			}
-			switch ev.State {
-			case recoverable.StateDisconnected:
-				if held.State == StateMember {
-					log.Warn("disconnected; still a member for as long as the session lives", "session", fmt.Sprintf("0x%x", held.Session))
-					held.State = StateDisconnected
-					m.statuses.Publish(held)
-				}
-			case recoverable.StateExpired:
-				// The chapter's members die here (the Java client cannot
-				// reconnect an expired session); go-zookeeper opens a new
-				// one, and we come back on it.
-				log.Warn("session expired: ZooKeeper removed our member znode; joining again on the next session",
-					"session", fmt.Sprintf("0x%x", held.Session))
-				m.past[held.Session] = true
-				held.State = StateExpired
-				m.statuses.Publish(held)
-			case recoverable.StateConnected:
-				if ev.SessionID != held.Session {
-					m.past[held.Session] = true
-					// A build that stays out after an expiry is wrong on
-					// purpose (election.BrokenForChaos).
-					rejoin = !election.BrokenForChaos
-				} else if held.State == StateDisconnected {
-					log.Info("reconnected within the session; still a member", "session", fmt.Sprintf("0x%x", held.Session))
-					held.State = StateMember
-					m.statuses.Publish(held)
-				}
-			}
+			rejoin = m.sessionChanged(log, ev, &held)
 		case ev := <-watch:
 			watch = nil
 			switch ev.Type {
@@ -152,6 +121,47 @@ func (m *Member) keep(ctx context.Context, held Status, watch <-chan zk.Event) {
 			m.statuses.Publish(held)
 		}
 	}
+}
+
+// sessionChanged follows our session's events for the member held: a
+// disconnect, a reconnect, an expiry. It reports whether to join again: on
+// a new session, as the chapter's member cannot.
+func (m *Member) sessionChanged(log *slog.Logger, ev recoverable.SessionEvent, held *Status) (rejoin bool) {
+	if ev.State != recoverable.StateConnected && ev.SessionID != held.Session {
+		// About a session we no longer hold: a rejoin that outlived it
+		// left its events queued behind it.
+		return false
+	}
+	switch ev.State {
+	case recoverable.StateDisconnected:
+		if held.State == StateMember {
+			log.Warn("disconnected; still a member for as long as the session lives", "session", fmt.Sprintf("0x%x", held.Session))
+			held.State = StateDisconnected
+			m.statuses.Publish(*held)
+		}
+	case recoverable.StateExpired:
+		// The chapter's members die here (the Java client cannot reconnect
+		// an expired session); go-zookeeper opens a new one, and we come
+		// back on it.
+		log.Warn("session expired: ZooKeeper removed our member znode; joining again on the next session",
+			"session", fmt.Sprintf("0x%x", held.Session))
+		m.past[held.Session] = true
+		held.State = StateExpired
+		m.statuses.Publish(*held)
+	case recoverable.StateConnected:
+		if ev.SessionID != held.Session {
+			m.past[held.Session] = true
+			// A build that stays out after an expiry is wrong on purpose
+			// (election.BrokenForChaos).
+			return !election.BrokenForChaos
+		}
+		if held.State == StateDisconnected {
+			log.Info("reconnected within the session; still a member", "session", fmt.Sprintf("0x%x", held.Session))
+			held.State = StateMember
+			m.statuses.Publish(*held)
+		}
+	}
+	return false
 }
 
 // persist claims the znode, trying until it succeeds or meets a fault that a

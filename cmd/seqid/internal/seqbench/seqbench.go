@@ -53,27 +53,14 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 	if err != nil {
 		return err
 	}
-	connect := func() (*recoverable.RecoverableZookeeper, error) {
-		rz, err := recoverable.Connect(cfg.Servers, 10*time.Second, recoverable.WithLogger(cfg.Log))
-		if err != nil {
-			return nil, err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		defer cancel()
-		if err := rz.WaitConnected(wctx); err != nil {
-			rz.Close()
-			return nil, fmt.Errorf("no ZooKeeper server at %v answered within 20s: %w", cfg.Servers, err)
-		}
-		return rz, nil
-	}
-	admin, err := connect()
+	admin, err := dial(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer admin.Close()
 	root := fmt.Sprintf("/seqid-bench-%x", rand.Uint32())
 	opts := []sequence.Option{sequence.WithRoot(root), sequence.WithElection(root + "-persist"), sequence.WithLogger(cfg.Log), sequence.WithBlock(cfg.Block)}
-	leaderZK, err := connect()
+	leaderZK, err := dial(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -97,33 +84,61 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 		}
 		_ = admin.Delete(c, root, -1)
 	}()
-	workers := make([]*recoverable.RecoverableZookeeper, 0)
+	return runRows(ctx, cfg, admin, p, opts, out)
+}
+
+// dial opens a session of its own to cfg.Servers.
+func dial(ctx context.Context, cfg Config) (*recoverable.RecoverableZookeeper, error) {
+	rz, err := recoverable.Connect(cfg.Servers, 10*time.Second, recoverable.WithLogger(cfg.Log))
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := rz.WaitConnected(wctx); err != nil {
+		rz.Close()
+		return nil, fmt.Errorf("no ZooKeeper server at %v answered within 20s: %w", cfg.Servers, err)
+	}
+	return rz, nil
+}
+
+// runRows runs a warm-up row, not shown, then a row for each batch and
+// number of workers, each worker on a session of its own, opened as the
+// rows need them.
+func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, p *sequence.Persister, opts []sequence.Option, out func(Row)) error {
+	var workers []*recoverable.RecoverableZookeeper
 	defer func() {
 		for _, w := range workers {
 			w.Close()
 		}
 	}()
-	// A warm-up row, not shown: a fresh server's JIT would slow the first.
-	w, err := connect()
+	sessions := func(n int) ([]*recoverable.RecoverableZookeeper, error) {
+		for len(workers) < n {
+			w, err := dial(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			workers = append(workers, w)
+		}
+		return workers[:n], nil
+	}
+	// A fresh server's JIT would slow the first row.
+	warm := cfg
+	warm.Duration = min(cfg.Duration, time.Second)
+	one, err := sessions(1)
 	if err != nil {
 		return err
 	}
-	workers = append(workers, w)
-	warm := cfg
-	warm.Duration = min(cfg.Duration, time.Second)
-	if _, err := measure(ctx, warm, admin, workers[:1], p, 1, "warmup", opts); err != nil {
+	if _, err := measure(ctx, warm, admin, one, p, 1, "warmup", opts); err != nil {
 		return err
 	}
 	for _, batch := range cfg.Batches {
 		for _, n := range cfg.Workers {
-			for len(workers) < n {
-				w, err := connect()
-				if err != nil {
-					return err
-				}
-				workers = append(workers, w)
+			ws, err := sessions(n)
+			if err != nil {
+				return err
 			}
-			row, err := measure(ctx, cfg, admin, workers[:n], p, batch, fmt.Sprintf("b%d-w%d", batch, n), opts)
+			row, err := measure(ctx, cfg, admin, ws, p, batch, fmt.Sprintf("b%d-w%d", batch, n), opts)
 			if err != nil || ctx.Err() != nil {
 				return err
 			}

@@ -23,7 +23,7 @@ func chaosCommand() *cli.Command {
 		Name:  "chaos",
 		Usage: "a seeded soak: speakers (or, with --recipe, another program's processes) on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (README: the other programs under chaos)"},
+			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (docs/chaos.md)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
 			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (contenders, members, updaters, workers)"},

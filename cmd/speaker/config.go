@@ -77,7 +77,7 @@ func parseConfig(c *cli.Context) (config, error) {
 	}
 	// The fence is on by default under at-most-one: a confirmed answer can
 	// be overtaken by a delete on its way back, and only the fence stops the
-	// line that would follow (README: "Policies").
+	// line that would follow (docs/policies.md).
 	if cfg.policy != nodemonitor.AtMostOne {
 		if c.IsSet("fence") && cfg.fence {
 			return cfg, badFlag("fence", "needs --policy at-most-one, whose confirm supplies the epoch")

@@ -14,7 +14,7 @@ const (
 	// PausedPastConfirm is a speaker frozen (SIGSTOP) past its session or
 	// its confirm: when it continues, its first write lands beside the new
 	// leader's lines. Under at-least-one nothing confirms a line, so any
-	// long freeze opens it (README: "the policies"); under at-most-one only
+	// long freeze opens it (docs/policies.md); under at-most-one only
 	// a freeze between the confirm and the write does, and only the fence
 	// closes it.
 	PausedPastConfirm Window = "frozen past its session or confirm (SIGSTOP; at-least-one, or no --fence)"

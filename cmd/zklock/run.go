@@ -86,7 +86,7 @@ func runLock(c *cli.Context) error {
 	}
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.servers, s.session)() // before rz.Close
-	lk := lock.New(rz, s.path, s.name, nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(acl), nodemonitor.WithLogger(log))
+	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
 	defer lk.Unlock()
 	log.Info("waiting for the lock", "path", s.path)
 	if err := lk.Lock(ctx); err != nil {

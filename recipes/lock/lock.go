@@ -26,6 +26,10 @@ import (
 // was won: its first confirm failed.
 var ErrLost = errors.New("lock: lost")
 
+// ErrLocked is returned by a second call of Lock on one Lock: a Lock is
+// good for one acquisition; make a new one.
+var ErrLocked = errors.New("lock: Lock called twice on one Lock; make a new one")
+
 // ErrUnlocked is returned by Lock when Unlock was called while it waited.
 var ErrUnlocked = errors.New("lock: unlocked while waiting in line")
 
@@ -50,12 +54,13 @@ type Lock struct {
 
 // New returns a Lock on the lock znode path (created if missing), on the
 // session of rz. name is stored in the contender's znode, so that
-// `zkCli.sh` and `speaker status` show who waits. The options are
-// nodemonitor's, minus the watch mode, which is always the predecessor.
-func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...nodemonitor.Option) *Lock {
-	all := append([]nodemonitor.Option{nodemonitor.WithPath(path)}, opts...)
-	all = append(all, nodemonitor.WithWatch(nodemonitor.WatchPredecessor))
-	l := &Lock{rz: rz, opts: all, name: name}
+// `zkCli.sh` and `speaker status` show who waits.
+func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...Option) *Lock {
+	o := options{policy: nodemonitor.AtMostOne}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name}
 	l.h = newHolder(name, l.enginePaused)
 	return l
 }
@@ -77,7 +82,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 	l.mu.Lock()
 	if l.started {
 		l.mu.Unlock()
-		return errors.New("lock: Lock called twice on one Lock; make a new one")
+		return ErrLocked
 	}
 	l.started = true
 	h := l.h

@@ -26,8 +26,8 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	const session = 2 * time.Second
-	a := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), "/l", "a", nodemonitor.WithLogger(quiet))
-	b := lock.New(zktest.Connect(t, cluster.Servers(), session), "/l", "b", nodemonitor.WithLogger(quiet))
+	a := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), "/l", "a", lock.WithLogger(quiet))
+	b := lock.New(zktest.Connect(t, cluster.Servers(), session), "/l", "b", lock.WithLogger(quiet))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := a.Lock(ctx); err != nil {
@@ -69,7 +69,7 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
 	t.Helper()
 	cluster := zktest.Start(t, 1)
-	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder", nodemonitor.WithLogger(quiet))
+	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder", lock.WithLogger(quiet))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	if err := holder.Lock(ctx); err != nil {
@@ -83,7 +83,7 @@ func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
 func TestLockGivesUpWithItsContext(t *testing.T) {
 	t.Parallel()
 	cluster, holder, ctx := heldLock(t)
-	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", nodemonitor.WithLogger(quiet))
+	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", lock.WithLogger(quiet))
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer stop()
 	if err := impatient.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -103,7 +103,7 @@ func TestLockInLineEndsWithItsSession(t *testing.T) {
 	cluster, holder, ctx := heldLock(t)
 	defer holder.Unlock()
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
-	waiting := lock.New(rz, "/l", "waiting", nodemonitor.WithLogger(quiet))
+	waiting := lock.New(rz, "/l", "waiting", lock.WithLogger(quiet))
 	result := make(chan error, 1)
 	go func() { result <- waiting.Lock(ctx) }()
 	watcher := zktest.Connect(t, cluster.Servers(), 2*time.Second)
@@ -137,16 +137,16 @@ func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(rz.Close)
-	acl := nodemonitor.WithACL(recoverable.DigestACL(creds))
+	acl := lock.WithACL(recoverable.DigestACL(creds))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	owner := lock.New(rz, "/guarded-lock", "owner", acl, nodemonitor.WithLogger(quiet))
+	owner := lock.New(rz, "/guarded-lock", "owner", acl, lock.WithLogger(quiet))
 	if err := owner.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer owner.Unlock()
 
-	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/guarded-lock", "stranger", acl, nodemonitor.WithLogger(quiet))
+	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/guarded-lock", "stranger", acl, lock.WithLogger(quiet))
 	defer stranger.Unlock()
 	start := time.Now()
 	err = stranger.Lock(ctx)
@@ -156,6 +156,28 @@ func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
 	select {
 	case <-owner.Lost():
 		t.Fatal("the owner lost its lock")
+	default:
+	}
+}
+
+// A Lock is good for one acquisition: Lock again on it is a misuse, said
+// by a sentinel, and leaves the lock held.
+func TestLockTwiceIsErrLocked(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "twice", lock.WithLogger(quiet))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	if err := l.Lock(ctx); !errors.Is(err, lock.ErrLocked) {
+		t.Fatalf("second Lock: %v, want lock.ErrLocked", err)
+	}
+	select {
+	case <-l.Lost():
+		t.Fatal("the second Lock lost the first one's lock")
 	default:
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"zkspeaker/internal/faultproxy"
 	"zkspeaker/internal/testkit/zktest"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
 )
 
@@ -23,7 +22,7 @@ func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 	cluster := zktest.Shared(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	const session = 4 * time.Second
-	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", nodemonitor.WithLogger(zktest.Logger(t)))
+	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	watching, release := proxy.HoldReply(faultproxy.OpGetData)
@@ -57,7 +56,7 @@ func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 	cluster := zktest.Shared(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	const session = 4 * time.Second
-	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", nodemonitor.WithLogger(zktest.Logger(t)))
+	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := l.Lock(ctx); err != nil {

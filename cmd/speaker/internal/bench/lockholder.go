@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/nodemonitor"
 
 	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
@@ -37,7 +36,7 @@ func LockBaseline() Case {
 // that the line carries.
 func RecipeLock() Case {
 	return Case{Election: "lock", Watch: "-", locker: func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker {
-		return recipeLocker{lock.New(rz, path, name, nodemonitor.WithLogger(log))}
+		return recipeLocker{lock.New(rz, path, name, lock.WithLogger(log))}
 	}}
 }
 

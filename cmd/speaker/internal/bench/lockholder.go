@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-
 	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
 )

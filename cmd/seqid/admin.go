@@ -178,6 +178,11 @@ func restoreCommand() *cli.Command {
 					switch {
 					case r.Before == nil:
 						fmt.Printf("%s: %s at %d\n", r.Name, r.Action, r.Reserved)
+					case r.Action == sequence.Raised:
+						// Safe, as IDs only go up; but on a service that lost
+						// nothing it is a cost, so say it.
+						fmt.Printf("%s: %s (it was at next %d, limit %d; reservation %d): IDs %d to %d will never be handed out\n",
+							r.Name, r.Action, r.Before.Next, r.Before.Limit, r.Reserved, r.Before.Next, r.Reserved-1)
 					default:
 						fmt.Printf("%s: %s (it was at next %d, limit %d; reservation %d)\n", r.Name, r.Action, r.Before.Next, r.Before.Limit, r.Reserved)
 					}

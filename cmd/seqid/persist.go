@@ -66,7 +66,7 @@ func runPersist(c *cli.Context) error {
 	if c.String("name") != "" {
 		opts = append(opts, sequence.WithName(c.String("name")))
 	}
-	log.Info("standing for election as a persistence process", "store", fileStore.Dir(), "block", block)
+	log.Info("standing for election as a persistence process", "store", fileStore.Dir(), "block", block, "pid", os.Getpid())
 	for ctx.Err() == nil {
 		if err := persistOnce(ctx, s, log, store, opts); err != nil {
 			return err

@@ -9,12 +9,18 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"zkspeaker/internal/reason"
 )
 
 // errFenced is returned when fencing refuses a line: a leader with a higher
 // epoch has already written to the file, so this writer's term is over,
 // whatever it believes.
 var errFenced = errors.New("speaker: fenced off by a newer leader")
+
+// ErrOutFile is wrapped by every error about the out file itself: it
+// cannot be made, or opened for appending.
+var ErrOutFile = errors.New("speaker: out file")
 
 // errNotSynced is returned when a line reached the file but fsync failed:
 // the line counts, but may not survive a crash of the machine.
@@ -65,12 +71,12 @@ func openAppend(path string) (*os.File, error) {
 	made := missingFolders(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		removeEmpty(made)
-		return nil, fmt.Errorf("speaker: create directory of %s: %w", path, err)
+		return nil, &reason.Error{Kind: ErrOutFile, Field: "out", Text: fmt.Sprintf("create directory of %s: %v", path, err), Cause: err}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		removeEmpty(made)
-		return nil, fmt.Errorf("speaker: open %s for append: %w", path, err)
+		return nil, &reason.Error{Kind: ErrOutFile, Field: "out", Text: fmt.Sprintf("open %s for append: %v", path, err), Cause: err}
 	}
 	return f, nil
 }

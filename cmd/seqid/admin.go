@@ -241,13 +241,13 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	cmdline.WarnGranted(log, s.sessionTimeout, rz.SessionTimeout())
 	err = f(ctx, rz, s)
 	if errors.Is(err, sequence.ErrInvalid) {
-		return cmdline.Usage("%s", cleanErr(err))
+		return cmdline.Usage("%s", cmdline.Reason(err))
 	}
 	if errors.Is(err, sequence.ErrNotFound) {
-		return cmdline.Usage("%s (seqid list shows them)", strings.TrimPrefix(err.Error(), "sequence: "))
+		return cmdline.Usage("no such sequence: %s (seqid list shows them)", cmdline.Reason(err))
 	}
 	if errors.Is(err, sequence.ErrNoRoom) {
-		return errors.New(strings.TrimPrefix(err.Error(), "sequence: "))
+		return fmt.Errorf("no room below the limit: %s", cmdline.Reason(err))
 	}
 	return cmdline.ExplainNoAuth(err)
 }

@@ -45,7 +45,7 @@ func runPersist(c *cli.Context) error {
 		return err
 	}
 	if err := nodemonitor.ValidatePath(c.String("election")); err != nil {
-		return cmdline.BadFlag("election", "%s", cleanErr(err))
+		return cmdline.BadFlag("election", "%s", cmdline.Reason(err))
 	}
 	fileStore, err := openStore(c)
 	if err != nil {
@@ -106,7 +106,7 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 		cancelStart()
 		if errors.Is(err, sequence.ErrInvalid) {
 			rz.Close()
-			return cmdline.Usage("%s", cleanErr(err))
+			return cmdline.Usage("%s", cmdline.Reason(err))
 		}
 		if errors.Is(err, zk.ErrNoAuth) {
 			rz.Close() // trying again would not change the ACL

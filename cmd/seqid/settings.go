@@ -44,7 +44,7 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return s, err
 	}
 	if err := nodemonitor.ValidatePath(s.root); err != nil {
-		return s, cmdline.BadFlag("root", "%s", cleanErr(err))
+		return s, cmdline.BadFlag("root", "%s", cmdline.Reason(err))
 	}
 	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
 		return s, err
@@ -56,15 +56,6 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return s, err
 	}
 	return s, nil
-}
-
-// cleanErr drops a package's prefix from an error, for a user's eyes.
-func cleanErr(err error) string {
-	msg := err.Error()
-	for _, prefix := range []string{"sequence: invalid: ", "election: invalid: ", "invalid: "} {
-		msg = strings.TrimPrefix(msg, prefix)
-	}
-	return msg
 }
 
 func (s settings) logger() *slog.Logger {
@@ -93,7 +84,7 @@ func args(c *cli.Context, names ...string) ([]string, error) {
 	}
 	if len(names) > 0 && names[0] == "NAME" {
 		if err := sequence.ValidateName(got[0]); err != nil {
-			return nil, cmdline.Usage("NAME %s", strings.TrimPrefix(cleanErr(err), "name "))
+			return nil, cmdline.Usage("NAME %s", cmdline.Reason(err))
 		}
 	}
 	return got, nil
@@ -107,7 +98,7 @@ func openStore(c *cli.Context) (*sequence.FileStore, error) {
 	}
 	st, err := sequence.OpenFileStore(dir)
 	if err != nil {
-		return nil, cmdline.BadFlag("store", "%s", strings.TrimPrefix(err.Error(), sequence.ErrStore.Error()+": "))
+		return nil, cmdline.BadFlag("store", "%s", cmdline.Reason(err))
 	}
 	return st, nil
 }

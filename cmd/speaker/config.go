@@ -3,7 +3,6 @@ package main
 import (
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 	"zkspeaker/internal/cmdline"
 
@@ -97,7 +96,7 @@ func parseConfig(c *cli.Context) (config, error) {
 		return cfg, badFlag("out", "must not be empty")
 	}
 	if err := speaker.Check(cfg.out); err != nil {
-		return cfg, badFlag("out", "%s", strings.TrimPrefix(err.Error(), "speaker: "))
+		return cfg, badFlag("out", "%s", cmdline.Reason(err))
 	}
 	return cfg, nil
 }
@@ -113,7 +112,7 @@ func parseElection(c *cli.Context) (kind electionKind, path string, err error) {
 		path = c.String("path")
 	}
 	if err := nodemonitor.ValidatePath(path); err != nil {
-		return kind, "", badFlag("path", "%s", strings.TrimPrefix(err.Error(), nodemonitor.ErrInvalid.Error()+": "))
+		return kind, "", badFlag("path", "%s", cmdline.Reason(err))
 	}
 	return kind, path, nil
 }

@@ -47,7 +47,7 @@ func runSet(c *cli.Context) error {
 		return err
 	}
 	if err := config.ValidateValue(a[1]); err != nil {
-		return cmdline.Usage("VALUE: %s", strings.TrimPrefix(err.Error(), config.ErrValueTooLarge.Error()+": "))
+		return cmdline.Usage("VALUE: %s", cmdline.Reason(err))
 	}
 	// A hand-typed set retries, as the client does by default: the write is
 	// idempotent, so writing again after a connection loss is safe.

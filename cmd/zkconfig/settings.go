@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -46,7 +45,7 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return s, err
 	}
 	if err := config.ValidatePath(s.base); err != nil {
-		return s, cmdline.BadFlag("path", "%s", strings.TrimPrefix(err.Error(), config.ErrInvalidPath.Error()+": "))
+		return s, cmdline.BadFlag("path", "%s", cmdline.Reason(err))
 	}
 	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
 		return s, err
@@ -69,7 +68,7 @@ func args(c *cli.Context, names ...string) ([]string, error) {
 		return nil, err
 	}
 	if err := config.ValidateKey(got[0]); err != nil {
-		return nil, cmdline.Usage("%s %q: %s", names[0], got[0], strings.TrimPrefix(err.Error(), config.ErrInvalidKey.Error()+": "))
+		return nil, cmdline.Usage("%s %q: %s", names[0], got[0], cmdline.Reason(err))
 	}
 	return got, nil
 }

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -127,12 +128,12 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 	cfg.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg.name = args[0]
 	if cfg.path, err = group.ParseName(cfg.name); err != nil {
-		return cfg, cmdline.Usage("%s", trim(err, group.ErrInvalidName))
+		return cfg, cmdline.Usage("%s", cmdline.Reason(err))
 	}
 	if len(args) > 1 {
 		cfg.member = args[1]
 		if err := group.ValidateMember(cfg.member); err != nil {
-			return cfg, cmdline.Usage("%s", trim(err, group.ErrInvalidName))
+			return cfg, cmdline.Usage("%s", cmdline.Reason(err))
 		}
 	}
 	return cfg, nil
@@ -143,12 +144,6 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 func (cfg config) options() ([]recoverable.Option, []group.Option) {
 	auth, acl := recoverable.Access(cfg.auth)
 	return append([]recoverable.Option{recoverable.WithLogger(cfg.log)}, auth...), []group.Option{group.WithACL(acl), group.WithLogger(cfg.log)}
-}
-
-// trim drops a sentinel's words from the front of err's message, leaving
-// the part that names the argument.
-func trim(err, sentinel error) string {
-	return strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
 }
 
 // explain turns the recipe's errors into the one line a person reads.
@@ -163,11 +158,11 @@ func explain(cfg config, err error) error {
 	case is(err, group.ErrBusy):
 		return fmt.Errorf("members of %s kept joining or leaving; deleted nothing, try again", cfg.name)
 	case is(err, group.ErrMemberTaken):
-		return fmt.Errorf("%s", trim(err, group.ErrMemberTaken))
+		return errors.New(cmdline.Reason(err))
 	case is(err, group.ErrNoParent):
-		return fmt.Errorf("%s", trim(err, group.ErrNoParent))
+		return errors.New(cmdline.Reason(err))
 	case is(err, group.ErrNotMember):
-		return fmt.Errorf("%s", trim(err, group.ErrNotMember))
+		return errors.New(cmdline.Reason(err))
 	case is(err, zk.ErrNoAuth):
 		return fmt.Errorf("not allowed by the ACL of %s: %w (give --auth user:password of its creator)", cfg.name, err)
 	}

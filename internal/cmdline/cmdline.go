@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/internal/usage"
 )
 
@@ -68,6 +69,10 @@ func Main(app *cli.App) {
 		os.Exit(1)
 	}
 }
+
+// Reason is what err says of its argument, for a line that names the
+// argument itself (a flag, NAME): see reason.Of.
+func Reason(err error) string { return reason.Of(err) }
 
 // OnUsageError turns urfave's complaints (an unknown flag, a flag without
 // its value) into one line and exit status 2. A flag given before the

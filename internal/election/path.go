@@ -2,9 +2,9 @@ package election
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -21,12 +21,12 @@ var ErrSessionChanged = errors.New("election: session changed")
 func ValidatePath(p string) error {
 	switch {
 	case p == "/":
-		return fmt.Errorf("%w: path %q is the root; use a znode under it", ErrInvalid, p)
+		return reason.New(ErrInvalid, "path", "%q is the root; use a znode under it", p)
 	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
-		return fmt.Errorf("%w: path %q is under /zookeeper, which ZooKeeper reserves", ErrInvalid, p)
+		return reason.New(ErrInvalid, "path", "%q is under /zookeeper, which ZooKeeper reserves", p)
 	}
 	if err := recoverable.ValidatePath(p); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return reason.Because(ErrInvalid, "path", err)
 	}
 	return nil
 }

@@ -2,9 +2,9 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -29,16 +29,16 @@ const MaxValueLen = 1000 * 1000
 func ValidateKey(key string) error {
 	switch {
 	case key == "":
-		return fmt.Errorf("%w: it is empty", ErrInvalidKey)
+		return reason.New(ErrInvalidKey, "key", "it is empty")
 	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: it is %d bytes long, at most %d allowed", ErrInvalidKey, len(key), MaxKeyLen)
+		return reason.New(ErrInvalidKey, "key", "it is %d bytes long, at most %d allowed", len(key), MaxKeyLen)
 	case key == "." || key == "..":
-		return fmt.Errorf("%w: . and .. are not znode names", ErrInvalidKey)
+		return reason.New(ErrInvalidKey, "key", ". and .. are not znode names")
 	}
 	for _, r := range key {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 		if !ok {
-			return fmt.Errorf("%w: %q is not allowed; use letters, digits, '.', '_' and '-'", ErrInvalidKey, r)
+			return reason.New(ErrInvalidKey, "key", "%q is not allowed; use letters, digits, '.', '_' and '-'", r)
 		}
 	}
 	return nil
@@ -47,7 +47,7 @@ func ValidateKey(key string) error {
 // ValidateValue checks that ZooKeeper will take value in one znode.
 func ValidateValue(value string) error {
 	if len(value) > MaxValueLen {
-		return fmt.Errorf("%w: it is %d bytes, at most %d fit in a znode", ErrValueTooLarge, len(value), MaxValueLen)
+		return reason.New(ErrValueTooLarge, "value", "it is %d bytes, at most %d fit in a znode", len(value), MaxValueLen)
 	}
 	return nil
 }
@@ -58,13 +58,13 @@ func ValidateValue(value string) error {
 func ValidatePath(p string) error {
 	switch {
 	case p == "/":
-		return fmt.Errorf("%w: keys cannot live in the root itself; use a znode below it, such as %s", ErrInvalidPath, DefaultBase)
+		return reason.New(ErrInvalidPath, "path", "keys cannot live in the root itself; use a znode below it, such as %s", DefaultBase)
 	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
-		return fmt.Errorf("%w: %q is under /zookeeper, which ZooKeeper reserves", ErrInvalidPath, p)
+		return reason.New(ErrInvalidPath, "path", "%q is under /zookeeper, which ZooKeeper reserves", p)
 	}
 	var perr *recoverable.PathError
 	if err := recoverable.ValidatePath(p); errors.As(err, &perr) {
-		return fmt.Errorf("%w: %q %s", ErrInvalidPath, p, perr.Problem)
+		return reason.New(ErrInvalidPath, "path", "%q %s", p, perr.Problem)
 	}
 	return nil
 }

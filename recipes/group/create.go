@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/reason"
 )
 
 // Create makes the group's persistent znode, with no data, as the chapter's
@@ -38,7 +40,7 @@ func (g *Group) Create(ctx context.Context) error {
 		g.log.Info("the group appeared while we created it: a lost reply of ours, or another creator", "group", g.path)
 		return nil
 	case errors.Is(err, zk.ErrNoNode):
-		return fmt.Errorf("%w: %s does not exist; create it before %s", ErrNoParent, path.Dir(g.path), g.path)
+		return reason.New(ErrNoParent, "", "%s does not exist; create it before %s", path.Dir(g.path), g.path)
 	default:
 		return fmt.Errorf("group: create %s: %w", g.path, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -78,7 +79,7 @@ func (g *Group) Delete(ctx context.Context) ([]string, error) {
 			failed, cause := failedOp(res, err)
 			switch {
 			case errors.Is(cause, zk.ErrNotEmpty) && failed >= 0 && failed < len(members):
-				return nil, fmt.Errorf("%w: %s has children of its own; delete it first", ErrNotMember, g.member(members[failed]))
+				return nil, reason.New(ErrNotMember, "", "%s has children of its own; delete it first", g.member(members[failed]))
 			case errors.Is(cause, zk.ErrNotEmpty), errors.Is(cause, zk.ErrNoNode):
 				g.log.Info("the membership changed while deleting; nothing was deleted, reading it again",
 					"group", g.path, "attempt", attempt, "error", cause)

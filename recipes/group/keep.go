@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -54,7 +55,7 @@ func (m *Member) claim(ctx context.Context) (Status, <-chan zk.Event, error) {
 		case owner != 0 && owner == rz.SessionID():
 			return Status{State: StateMember, Session: owner, Czxid: st.Czxid}, watch, nil
 		case owner == 0:
-			return Status{}, nil, fmt.Errorf("%w: %s is a persistent znode, not a member", ErrMemberTaken, m.path)
+			return Status{}, nil, reason.New(ErrMemberTaken, "", "%s is a persistent znode, not a member", m.path)
 		case m.past[owner]:
 			m.g.log.Info("our expired session's member znode is still there; waiting for ZooKeeper to remove it",
 				"member", m.path, "old_session", fmt.Sprintf("0x%x", owner))
@@ -64,7 +65,7 @@ func (m *Member) claim(ctx context.Context) (Status, <-chan zk.Event, error) {
 				return Status{}, nil, ctx.Err()
 			}
 		default:
-			return Status{}, nil, fmt.Errorf("%w: %s is already a member (session 0x%x)", ErrMemberTaken, m.name, owner)
+			return Status{}, nil, reason.New(ErrMemberTaken, "", "%s is already a member (session 0x%x)", m.name, owner)
 		}
 	}
 }

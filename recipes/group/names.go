@@ -2,9 +2,9 @@ package group
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -25,17 +25,17 @@ func ParseName(name string) (string, error) {
 	}
 	switch {
 	case name == "":
-		return "", fmt.Errorf("%w: the group name is empty", ErrInvalidName)
+		return "", reason.New(ErrInvalidName, "name", "the group name is empty")
 	case path == "/":
-		return "", fmt.Errorf("%w: group %q is the root; name a znode under it", ErrInvalidName, name)
+		return "", reason.New(ErrInvalidName, "name", "group %q is the root; name a znode under it", name)
 	case strings.HasSuffix(path, "/"):
-		return "", fmt.Errorf("%w: group %q ends in /", ErrInvalidName, name)
+		return "", reason.New(ErrInvalidName, "name", "group %q ends in /", name)
 	case path == "/zookeeper" || strings.HasPrefix(path, "/zookeeper/"):
-		return "", fmt.Errorf("%w: group %q is under /zookeeper, which ZooKeeper keeps for itself", ErrInvalidName, name)
+		return "", reason.New(ErrInvalidName, "name", "group %q is under /zookeeper, which ZooKeeper keeps for itself", name)
 	}
 	for _, c := range strings.Split(path[1:], "/") {
 		if why := badComponent(c); why != "" {
-			return "", fmt.Errorf("%w: group %q %s", ErrInvalidName, name, why)
+			return "", reason.New(ErrInvalidName, "name", "group %q %s", name, why)
 		}
 	}
 	return path, nil
@@ -45,13 +45,13 @@ func ParseName(name string) (string, error) {
 // each member is a child of the group's znode.
 func ValidateMember(name string) error {
 	if name == "" {
-		return fmt.Errorf("%w: the member name is empty", ErrInvalidName)
+		return reason.New(ErrInvalidName, "name", "the member name is empty")
 	}
 	if strings.Contains(name, "/") {
-		return fmt.Errorf("%w: member %q contains /; a member is one znode name", ErrInvalidName, name)
+		return reason.New(ErrInvalidName, "name", "member %q contains /; a member is one znode name", name)
 	}
 	if why := badComponent(name); why != "" {
-		return fmt.Errorf("%w: member %q %s", ErrInvalidName, name, why)
+		return reason.New(ErrInvalidName, "name", "member %q %s", name, why)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -27,7 +28,7 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 		return err
 	}
 	if start < 0 || start > MaxStart {
-		return fmt.Errorf("%w: start %d: want 0 to %d", ErrInvalid, start, int64(MaxStart))
+		return reason.New(ErrInvalid, "start", "start %d: want 0 to %d", start, int64(MaxStart))
 	}
 	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return err
@@ -70,7 +71,7 @@ func Delete(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	for {
 		data, _, err := rz.Get(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("%w: %q", ErrNotFound, name)
+			return reason.New(ErrNotFound, "name", "%q", name)
 		}
 		if err != nil {
 			return err

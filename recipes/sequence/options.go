@@ -1,12 +1,12 @@
 package sequence
 
 import (
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/nodemonitor"
 )
 
@@ -77,16 +77,16 @@ func newOptions(opts []Option) (options, error) {
 		opt(&o)
 	}
 	if err := nodemonitor.ValidatePath(o.root); err != nil {
-		return o, fmt.Errorf("%w: root: %w", ErrInvalid, err)
+		return o, &reason.Error{Kind: ErrInvalid, Field: "root", Text: "root: " + reason.Of(err), Cause: err}
 	}
 	if err := nodemonitor.ValidatePath(o.election); err != nil {
-		return o, fmt.Errorf("%w: election path: %w", ErrInvalid, err)
+		return o, &reason.Error{Kind: ErrInvalid, Field: "election", Text: "election path: " + reason.Of(err), Cause: err}
 	}
 	if o.wait <= 0 {
-		return o, fmt.Errorf("%w: wait %s: want above 0", ErrInvalid, o.wait)
+		return o, reason.New(ErrInvalid, "wait", "wait %s: want above 0", o.wait)
 	}
 	if o.block < 1 || o.block > MaxBlock {
-		return o, fmt.Errorf("%w: block %d: want 1 to %d", ErrInvalid, o.block, int64(MaxBlock))
+		return o, reason.New(ErrInvalid, "block", "block %d: want 1 to %d", o.block, int64(MaxBlock))
 	}
 	return o, nil
 }
@@ -96,12 +96,12 @@ func newOptions(opts []Option) (options, error) {
 // with '.', at most 100 characters.
 func ValidateName(name string) error {
 	if name == "" || len(name) > 100 || name[0] == '.' {
-		return fmt.Errorf("%w: name %q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", ErrInvalid, name)
+		return reason.New(ErrInvalidName, "name", "%q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", name)
 	}
 	for _, r := range name {
 		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
 		if !ok {
-			return fmt.Errorf("%w: name %q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", ErrInvalid, name)
+			return reason.New(ErrInvalidName, "name", "%q: want 1 to 100 letters, digits, '.', '_' or '-', not starting with '.'", name)
 		}
 	}
 	return nil

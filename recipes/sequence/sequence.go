@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
 
@@ -19,6 +20,9 @@ var ErrNotFound = errors.New("sequence: no such sequence")
 
 // ErrInvalid is wrapped by every error about a bad name, count or option.
 var ErrInvalid = errors.New("sequence: invalid")
+
+// ErrInvalidName is the ErrInvalid of a sequence's name (see ValidateName).
+var ErrInvalidName = fmt.Errorf("%w name", ErrInvalid)
 
 // ErrNoRoom is returned by Next when the sequence stayed at its limit for
 // the whole wait: no persistence leader raised it. Is `seqid persist`
@@ -71,7 +75,7 @@ func (s *Sequence) Next(ctx context.Context) (int64, error) { return s.NextN(ctx
 // first: the IDs are first, first+1, …, first+k-1.
 func (s *Sequence) NextN(ctx context.Context, k int64) (int64, error) {
 	if k < 1 || k > MaxCount {
-		return 0, fmt.Errorf("%w: count %d: want 1 to %d", ErrInvalid, k, int64(MaxCount))
+		return 0, reason.New(ErrInvalid, "count", "count %d: want 1 to %d", k, int64(MaxCount))
 	}
 	select {
 	case s.turn <- struct{}{}:
@@ -118,7 +122,7 @@ func (s *Sequence) current(ctx context.Context) (state, int32, error) {
 	}
 	data, stat, err := s.rz.Get(ctx, s.path)
 	if errors.Is(err, zk.ErrNoNode) {
-		return state{}, 0, fmt.Errorf("%w: %q", ErrNotFound, s.name)
+		return state{}, 0, reason.New(ErrNotFound, "name", "%q", s.name)
 	}
 	if err != nil {
 		return state{}, 0, err
@@ -220,7 +224,7 @@ func (s *Sequence) awaitRoom(ctx context.Context, k int64, giveUp time.Time) err
 	defer cancel()
 	data, stat, wake, err := s.rz.GetW(ctx, s.path)
 	if errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("%w: %q", ErrNotFound, s.name)
+		return reason.New(ErrNotFound, "name", "%q", s.name)
 	}
 	if err == nil {
 		if st, derr := decodeState(data); derr == nil && k <= st.Limit-st.Next && stat.Version < rolloverAt {
@@ -234,7 +238,7 @@ func (s *Sequence) awaitRoom(ctx context.Context, k int64, giveUp time.Time) err
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(giveUp) {
-		return fmt.Errorf("%w: %q stayed at its limit for %s: is a persistence process (seqid persist) running?", ErrNoRoom, s.name, s.wait)
+		return reason.New(ErrNoRoom, "", "%q stayed at its limit for %s: is a persistence process (seqid persist) running?", s.name, s.wait)
 	}
 	return err
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"zkspeaker/internal/reason"
 )
 
 // Store keeps each sequence's reservation where a loss of every ZooKeeper
@@ -61,14 +63,14 @@ type FileStore struct {
 // checks that it can write there.
 func OpenFileStore(dir string) (*FileStore, error) {
 	if dir == "" {
-		return nil, fmt.Errorf("%w: no directory given", ErrStore)
+		return nil, reason.New(ErrStore, "store", "no directory given")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrStore, err)
+		return nil, reason.Because(ErrStore, "store", err)
 	}
 	probe, err := os.CreateTemp(dir, ".probe-")
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot write in %s: %w", ErrStore, dir, err)
+		return nil, &reason.Error{Kind: ErrStore, Field: "store", Text: fmt.Sprintf("cannot write in %s: %v", dir, err), Cause: err}
 	}
 	probe.Close()
 	os.Remove(probe.Name())

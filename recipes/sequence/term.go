@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/internal/reason"
 )
 
 // errNotLeader ends a term: ZooKeeper refused a raise because our election
@@ -186,7 +188,7 @@ func (t *term) maintain(ctx context.Context, name string) {
 // would have done.
 func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) error {
 	if st.Next > math.MaxInt64-2*t.p.o.block {
-		return fmt.Errorf("%w: %s is at %d: no room for two more blocks below the largest ID", ErrInvalid, name, st.Next)
+		return reason.New(ErrInvalid, "", "%s is at %d: no room for two more blocks below the largest ID", name, st.Next)
 	}
 	prev, err := t.p.store.Reserved(ctx, name)
 	if err != nil {

@@ -9,22 +9,14 @@ import (
 
 	"zkspeaker/cmd/speaker/internal/bench"
 	"zkspeaker/cmd/speaker/internal/status"
+	"zkspeaker/internal/election"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
 
-// monitor is what the command and the bench need of either recipe's
-// Monitor.
-type monitor interface {
-	Notifications() int64
-	Observe(ctx context.Context) <-chan nodemonitor.Status
-	Close()
-	// Done and Err tell of a monitor that gave up on its own: the ACL
-	// refuses our --auth.
-	Done() <-chan struct{}
-	Err() error
-}
+// monitor is either recipe's Monitor, as the command and the bench use it.
+type monitor = election.Monitor
 
 // monitorSettings are the flags that every recipe takes.
 type monitorSettings struct {

@@ -47,3 +47,22 @@ type preparer interface {
 // watchLate bounds the wait for a first act that does not come (a stale
 // proof, a failed confirm, a fenced file): the watch is set then anyway.
 const watchLate = time.Second
+
+// Monitor is what both recipes' monitors are, nodemonitor.Monitor and
+// znodemonitor.Monitor: one candidate of an election, seen from outside.
+// The commands, the bench and the tests take either through it.
+type Monitor interface {
+	// State is the candidate's state now, Node its znode ("" before it
+	// joined), Notifications how many watch notifications woke it.
+	State() State
+	Node() string
+	Notifications() int64
+	// Observe carries its status now, then every change, none dropped.
+	Observe(ctx context.Context) <-chan Status
+	// Done is closed when it ended: closed, its session closed, or given
+	// up on its own, which Err explains (the ACL refuses our --auth).
+	Done() <-chan struct{}
+	Err() error
+	// Close steps down, deletes its znode and waits for its goroutine.
+	Close()
+}

@@ -57,22 +57,27 @@ var ErrBusy = errors.New("group: membership kept changing; not deleted")
 type Group struct {
 	rz   *recoverable.RecoverableZookeeper
 	path string
-	acl  []zk.ACL
-	log  *slog.Logger
+	options
 }
 
-// Option configures a Group.
-type Option func(*Group)
+// Option configures a Group (see New).
+type Option func(*options)
+
+// options are a Group's settings.
+type options struct {
+	acl []zk.ACL
+	log *slog.Logger
+}
 
 // WithACL sets the ACL of the znodes the Group creates: the group's own
 // (Create) and its members' (Join). The default is open to everyone, as in
 // the chapter (OPEN_ACL_UNSAFE). See recoverable.DigestACL.
-func WithACL(acl []zk.ACL) Option { return func(g *Group) { g.acl = acl } }
+func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
 
 // WithLogger sets the logger for what happens without being asked: a
 // member that rejoins, a delete that tries again. The default is
 // slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(g *Group) { g.log = l } }
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // New returns the group called name on the session of rz. name is a znode
 // path, whose leading slash may be left out: "zoo" is /zoo, as in the
@@ -83,11 +88,11 @@ func New(rz *recoverable.RecoverableZookeeper, name string, opts ...Option) (*Gr
 	if err != nil {
 		return nil, err
 	}
-	g := &Group{rz: rz, path: path, acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
+	o := options{acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
 	for _, opt := range opts {
-		opt(g)
+		opt(&o)
 	}
-	return g, nil
+	return &Group{rz: rz, path: path, options: o}, nil
 }
 
 // Path returns the group's znode path.

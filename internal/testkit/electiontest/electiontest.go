@@ -16,15 +16,8 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// Monitor is what the tests need of a nodemonitor.Monitor or a
-// znodemonitor.Monitor.
-type Monitor interface {
-	State() election.State
-	Node() string
-	Notifications() int64
-	Observe(ctx context.Context) <-chan election.Status
-	Close()
-}
+// Monitor is either recipe's Monitor (nodemonitor or znodemonitor).
+type Monitor = election.Monitor
 
 // NewMonitor starts a monitor of one recipe for listener on the session of
 // rz, logging to log: nodemonitor.New or znodemonitor.New with the test's

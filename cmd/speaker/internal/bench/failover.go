@@ -20,12 +20,8 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// Monitor is what the bench needs of a candidate's monitor:
-// a nodemonitor.Monitor or a znodemonitor.Monitor.
-type Monitor interface {
-	Observe(ctx context.Context) <-chan election.Status
-	Close()
-}
+// Monitor is either recipe's Monitor (nodemonitor or znodemonitor).
+type Monitor = election.Monitor
 
 // Case is one row of the bench: a recipe at a number of candidates.
 type Case struct {

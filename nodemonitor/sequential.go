@@ -176,12 +176,12 @@ func (s *sequential) list(ctx context.Context) ([]string, <-chan zk.Event, elect
 	// succeeds, our session was alive at the ZooKeeper leader after sent,
 	// and our unique name in the listing, made on this very session, says
 	// we still stand: together, the first line's confirmation.
-	children, sent, syncErr, err := s.zk.SyncChildren(ctx, s.path)
+	l, err := s.zk.SyncChildren(ctx, s.path)
 	var proof election.Proof
-	if syncErr == nil && s.epoch != 0 {
-		proof = election.Proof{Epoch: s.epoch, Sent: sent}
+	if l.SyncErr == nil && s.epoch != 0 {
+		proof = election.Proof{Epoch: s.epoch, Sent: l.Sent}
 	}
-	return children, nil, proof, err
+	return l.Children, nil, proof, err
 }
 
 // follow watches the one candidate just ahead of us. It reports again when

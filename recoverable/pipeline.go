@@ -109,13 +109,23 @@ func freshRead[T any](ctx context.Context, r *RecoverableZookeeper, path string,
 	return v, sent, syncErr, err
 }
 
+// Listing is what SyncChildren read: the children, and the sync's proof
+// in front of them.
+type Listing struct {
+	Children []string
+	// Sent is when the sync left; a nil SyncErr proves that the session
+	// was alive at the ZooKeeper leader after it.
+	Sent    time.Time
+	SyncErr error
+}
+
 // SyncChildren lists path's children as freshly as a sync would make them,
-// in one round trip (freshRead). A nil syncErr proves that the session was
-// alive after sent.
-func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (children []string, sent time.Time, syncErr, err error) {
-	children, sent, syncErr, err = freshRead(ctx, r, path,
+// in one round trip (freshRead). Its error is the listing's; the sync's is
+// the Listing's SyncErr.
+func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (Listing, error) {
+	children, sent, syncErr, err := freshRead(ctx, r, path,
 		func() ([]string, error) { c, _, err := r.conn.Children(path); return c, err })
-	return children, sent, wrap("sync", path, syncErr), wrap("children", path, err)
+	return Listing{Children: children, Sent: sent, SyncErr: wrap("sync", path, syncErr)}, wrap("children", path, err)
 }
 
 // existence is what an exists answers.
@@ -148,8 +158,8 @@ func (r *RecoverableZookeeper) SyncExists(ctx context.Context, path string) (ok 
 // session alive at the ZooKeeper leader after sent. Neither is retried; a
 // lost reply leaves createErr retryable for the caller to settle
 // (CreateEphemeral does).
-func (r *RecoverableZookeeper) CreateEphemeralExistsW(ctx context.Context, path string, data []byte, acl []zk.ACL) (stat *zk.Stat, wake <-chan zk.Event, sent time.Time, createErr, err error) {
-	sent = time.Now()
+func (r *RecoverableZookeeper) CreateEphemeralExistsW(ctx context.Context, path string, data []byte, acl []zk.ACL) (Race, error) {
+	sent := time.Now()
 	e, createErr, err := pipeline(ctx, r, opCreate,
 		func() error { _, err := r.conn.Create(path, data, zk.FlagEphemeral, acl); return err },
 		func() (existence, error) {
@@ -159,5 +169,16 @@ func (r *RecoverableZookeeper) CreateEphemeralExistsW(ctx context.Context, path 
 	if err == nil && !e.ok {
 		e.stat = nil
 	}
-	return e.stat, e.wake, sent, wrap("create", path, createErr), wrap("exists", path, err)
+	return Race{Stat: e.stat, Wake: e.wake, Sent: sent, CreateErr: wrap("create", path, createErr)}, wrap("exists", path, err)
+}
+
+// Race is what CreateEphemeralExistsW saw: who holds the znode after our
+// create (nil: nobody, and Wake fires when someone does), the watch, when
+// the create left, and the create's own error (nil: it made the znode;
+// zk.ErrNodeExists: someone else holds it).
+type Race struct {
+	Stat      *zk.Stat
+	Wake      <-chan zk.Event
+	Sent      time.Time
+	CreateErr error
 }

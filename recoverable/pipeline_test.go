@@ -50,7 +50,8 @@ func TestPipelinesCostOneRoundTrip(t *testing.T) {
 	}
 
 	start = time.Now()
-	children, sent, syncErr, err := rz.SyncChildren(ctx, "/p")
+	l, err := rz.SyncChildren(ctx, "/p")
+	children, sent, syncErr := l.Children, l.Sent, l.SyncErr
 	if syncErr != nil || err != nil || len(children) != 0 || sent.Before(start) {
 		t.Fatalf("SyncChildren = %v, %v, %v, %v", children, sent, syncErr, err)
 	}
@@ -64,7 +65,8 @@ func TestPipelinesCostOneRoundTrip(t *testing.T) {
 	oneTrip("sync+exists", time.Since(start))
 
 	start = time.Now()
-	st, wake, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/p/leader", []byte("me"), zk.WorldACL(zk.PermAll))
+	race, err := rz.CreateEphemeralExistsW(ctx, "/p/leader", []byte("me"), zk.WorldACL(zk.PermAll))
+	st, wake, createErr := race.Stat, race.Wake, race.CreateErr
 	if createErr != nil || err != nil || st == nil || st.EphemeralOwner != rz.SessionID() || wake == nil {
 		t.Fatalf("CreateEphemeralExistsW = %+v, %v, %v", st, createErr, err)
 	}
@@ -72,7 +74,8 @@ func TestPipelinesCostOneRoundTrip(t *testing.T) {
 
 	// The loser of the race learns who holds it, in the same round trip.
 	other := connect(t, []string{cluster.Server(0)}, 10*time.Second)
-	st, _, _, createErr, err = other.CreateEphemeralExistsW(ctx, "/p/leader", nil, zk.WorldACL(zk.PermAll))
+	race, err = other.CreateEphemeralExistsW(ctx, "/p/leader", nil, zk.WorldACL(zk.PermAll))
+	st, createErr = race.Stat, race.CreateErr
 	if !errors.Is(createErr, zk.ErrNodeExists) || err != nil || st == nil || st.EphemeralOwner != rz.SessionID() {
 		t.Fatalf("second create = %+v, %v, %v; want node-exists and the first session as owner", st, createErr, err)
 	}
@@ -88,7 +91,8 @@ func TestPipelineKeepsItsOrder(t *testing.T) {
 	rz := connect(t, cluster.Servers(), 10*time.Second)
 	ctx := testCtx(t)
 	for i := 0; i < 50; i++ {
-		st, _, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/order", nil, zk.WorldACL(zk.PermAll))
+		race, err := rz.CreateEphemeralExistsW(ctx, "/order", nil, zk.WorldACL(zk.PermAll))
+		st, createErr := race.Stat, race.CreateErr
 		if createErr != nil || err != nil || st == nil {
 			t.Fatalf("round %d: the exists did not see the create's znode: %+v, %v, %v", i, st, createErr, err)
 		}
@@ -130,8 +134,8 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	before := rz.Traffic()
 	notifyOnce()
 	sending := time.Now()
-	if _, _, _, createErr, err := rz.CreateEphemeralExistsW(ctx, "/t/e", nil, zk.WorldACL(zk.PermAll)); createErr != nil || err != nil {
-		t.Fatal(createErr, err)
+	if race, err := rz.CreateEphemeralExistsW(ctx, "/t/e", nil, zk.WorldACL(zk.PermAll)); race.CreateErr != nil || err != nil {
+		t.Fatal(race.CreateErr, err)
 	}
 	got := rz.Traffic()
 	if got.WroteAt.Before(sending) || got.WroteAt.After(got.AnsweredAt) {
@@ -158,8 +162,8 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 	}
 
 	notifyOnce()
-	if _, _, syncErr, err := rz.SyncChildren(ctx, "/t"); syncErr != nil || err != nil {
-		t.Fatal(syncErr, err)
+	if l, err := rz.SyncChildren(ctx, "/t"); l.SyncErr != nil || err != nil {
+		t.Fatal(l.SyncErr, err)
 	}
 	if got := rz.Traffic(); got.SinceEvent != 1 || got.RoundTripsSinceEvent != 1 {
 		t.Errorf("after a notification, a fresh listing on a standalone server: %+v, want 1 request in 1 round trip", got)

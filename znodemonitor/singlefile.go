@@ -99,8 +99,9 @@ type raced struct {
 // way. Its error is a create's that no retry cures.
 func (s *singleFile) race(ctx context.Context, session int64) (raced, error) {
 	var r raced
-	st, wake, sent, createErr, err := s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
-	r.st, r.wake, r.err = st, wake, err
+	race, err := s.zk.CreateEphemeralExistsW(ctx, s.path, s.data, s.acl)
+	st, sent, createErr := race.Stat, race.Sent, race.CreateErr
+	r.st, r.wake, r.err = st, race.Wake, err
 	if createErr != nil && !errors.Is(createErr, zk.ErrNodeExists) && !errors.Is(createErr, zk.ErrNoNode) && !errors.Is(createErr, zk.ErrNoAuth) {
 		s.unsure = true // no answer: the create may yet make the znode
 	}

@@ -61,6 +61,11 @@ func (g *Group) Watch() *Watcher {
 // closes after a Deleted change, on Close, or when the Watcher fails (Err).
 func (w *Watcher) Changes() <-chan Change { return w.changes }
 
+// Done is closed when the Watcher has ended, as Changes is: Err says why.
+// Changes, Done and Err are the group's change stream, as Observe, Done and
+// Err are a Member's and a monitor's; Close ends it.
+func (w *Watcher) Done() <-chan struct{} { return w.done }
+
 // Err returns why Changes closed: ErrNoGroup when there was no group to
 // begin with, recoverable.ErrClosed when the client was closed, or a fault
 // that a retry could not cure. It is nil after a Deleted change or Close,

@@ -113,3 +113,24 @@ func TestWatchMissingGroup(t *testing.T) {
 		t.Fatalf("Err = %v, want ErrNoGroup", w.Err())
 	}
 }
+
+// A Watcher's Done closes with Changes, whatever ends it, and Err then
+// says why: here Close, which is no fault.
+func TestWatcherDoneClosesWithChanges(t *testing.T) {
+	t.Parallel()
+	w := newGroup(t, connect(t, servers[0], 4*time.Second)).Watch()
+	select {
+	case <-w.Done():
+		t.Fatal("Done closed before the Watcher ended")
+	default:
+	}
+	w.Close()
+	select {
+	case <-w.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done still open after Close")
+	}
+	if _, open := <-w.Changes(); open {
+		t.Fatal("Changes still open after Done")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"html"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,17 @@ const (
 // Colours. Writers get the Okabe-Ito colours that colour-blind readers
 // can tell apart, without their red: red means an anomaly.
 var writerColours = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#8C564B", "#7F7F7F", "#BCBD22"}
+
+// writerColour is the i-th writer's colour: the palette's first, then hues
+// a golden angle apart, so that no two writers share one however many
+// there are (a soak restarts its speakers under new names).
+func writerColour(i int) string {
+	if i < len(writerColours) {
+		return writerColours[i]
+	}
+	hue := math.Mod(float64(i-len(writerColours))*137.508+15, 360)
+	return fmt.Sprintf("hsl(%.0f, 60%%, %d%%)", hue, 38+(i%3)*8)
+}
 
 const (
 	red   = "#D62728"

@@ -55,7 +55,7 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 		row: map[string]int{}, colour: map[string]string{}}
 	longest := 0
 	for i, n := range tl.Writers {
-		f.row[n], f.colour[n] = i, writerColours[i%len(writerColours)]
+		f.row[n], f.colour[n] = i, writerColour(i)
 		longest = max(longest, len([]rune(cut(n, nameChars))))
 	}
 	f.left = 16 + textWidth(strings.Repeat("m", max(longest, 6)), fontSize) + 14

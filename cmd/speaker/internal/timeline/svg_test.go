@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -148,5 +149,23 @@ func TestSVGWrapsLongNotes(t *testing.T) {
 	}
 	if len(notes) < 5 {
 		t.Errorf("%d note lines, want the long one over two or more", len(notes))
+	}
+}
+
+// Every writer has a colour of its own, however many there are: a soak
+// restarts its speakers under new names, and a palette that came round
+// again would draw two writers alike.
+func TestTwelveWritersTwelveColours(t *testing.T) {
+	s := newScript()
+	for i := range 12 {
+		s.speak(fmt.Sprintf("w%d", i), int64(100+i), time.Duration(i)*3*time.Second, 2, time.Second)
+	}
+	p := draw(t, s.timeline(t), nil)
+	fills := map[string]bool{}
+	for _, b := range p.class("bar") {
+		fills[b.attr("fill")] = true
+	}
+	if len(fills) != 12 {
+		t.Fatalf("12 writers drawn in %d colours, want one each: %v", len(fills), fills)
 	}
 }

@@ -40,7 +40,7 @@ func createCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				err := sequence.Create(ctx, rz, a[0], start, s.opts(s.logger())...)
+				err := sequence.Create(ctx, rz, a[0], start, s.opts(s.Logger())...)
 				if errors.Is(err, sequence.ErrExists) {
 					return fmt.Errorf("%s/%s exists already; its IDs go on from where they are (seqid list)", s.root, a[0])
 				}
@@ -64,7 +64,7 @@ func deleteCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				if err := sequence.Delete(ctx, rz, a[0], s.opts(s.logger())...); err != nil {
+				if err := sequence.Delete(ctx, rz, a[0], s.opts(s.Logger())...); err != nil {
 					return err
 				}
 				fmt.Printf("deleted %s/%s\n", s.root, a[0])
@@ -90,7 +90,7 @@ func listCommand() *cli.Command {
 				}
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				infos, err := sequence.List(ctx, rz, s.opts(s.logger())...)
+				infos, err := sequence.List(ctx, rz, s.opts(s.Logger())...)
 				if err != nil {
 					return err
 				}
@@ -140,7 +140,7 @@ func nextCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				seq, err := sequence.Open(rz, a[0], append(s.opts(s.logger()), sequence.WithWait(wait))...)
+				seq, err := sequence.Open(rz, a[0], append(s.opts(s.Logger()), sequence.WithWait(wait))...)
 				if err != nil {
 					return err
 				}
@@ -173,7 +173,7 @@ func restoreCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				done, err := sequence.Restore(ctx, rz, store, s.opts(s.logger())...)
+				done, err := sequence.Restore(ctx, rz, store, s.opts(s.Logger())...)
 				for _, r := range done {
 					switch {
 					case r.Before == nil:
@@ -221,13 +221,13 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	log := s.logger()
+	log := s.Logger()
 	// Logged once Ctrl-C and SIGTERM are ours to handle: `speaker chaos`
 	// waits for it before it may signal a worker.
-	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.servers, ","))
+	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.Servers, ","))
 	// Before any client exists: go-zookeeper would only retry, silently,
 	// until the timeout.
-	if err := fourletter.CheckReachable(ctx, s.servers); err != nil {
+	if err := fourletter.CheckReachable(ctx, s.Servers); err != nil {
 		return err
 	}
 	rz, err := s.connect(log)
@@ -236,9 +236,9 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 	}
 	defer rz.Close()
 	if err := rz.WaitConnected(ctx); err != nil {
-		return fmt.Errorf("no ZooKeeper server at %v answered: %w", s.servers, err)
+		return fmt.Errorf("no ZooKeeper server at %v answered: %w", s.Servers, err)
 	}
-	cmdline.WarnGranted(log, s.sessionTimeout, rz.SessionTimeout())
+	cmdline.WarnGranted(log, s.SessionTimeout, rz.SessionTimeout())
 	err = f(ctx, rz, s)
 	if errors.Is(err, sequence.ErrInvalid) {
 		return cmdline.Usage("%s", cmdline.Reason(err))

@@ -61,7 +61,7 @@ func runPersist(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	log := s.logger()
+	log := s.Logger()
 	opts := append(s.opts(log), sequence.WithBlock(block), sequence.WithElection(c.String("election")))
 	if c.String("name") != "" {
 		opts = append(opts, sequence.WithName(c.String("name")))
@@ -93,15 +93,15 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 	}
 	strandedCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stranded := watchStranded(strandedCtx, rz, 2*s.sessionTimeout)
+	stranded := watchStranded(strandedCtx, rz, 2*s.SessionTimeout)
 	// The first session may take a while: say so, and why, meanwhile.
-	if err := cmdline.AwaitSession(strandedCtx, log, rz, s.servers, s.sessionTimeout); err != nil {
+	if err := cmdline.AwaitSession(strandedCtx, log, rz, s.Servers, s.SessionTimeout); err != nil {
 		rz.Close()
 		return nil // Ctrl-C: runPersist ends
 	}
 	var p *sequence.Persister
 	for p == nil {
-		start, cancelStart := context.WithTimeout(strandedCtx, s.sessionTimeout+5*time.Second)
+		start, cancelStart := context.WithTimeout(strandedCtx, s.SessionTimeout+5*time.Second)
 		p, err = sequence.NewPersister(start, rz, store, opts...)
 		cancelStart()
 		if errors.Is(err, sequence.ErrInvalid) {
@@ -143,7 +143,7 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 		rz.Close()
 	case <-stranded:
 		log.Warn("no ZooKeeper server has taken us back for two session timeouts; starting over with a new client "+
-			"(after ZooKeeper lost its data, for one, servers refuse a client that has seen newer transactions)", "after", 2*s.sessionTimeout)
+			"(after ZooKeeper lost its data, for one, servers refuse a client that has seen newer transactions)", "after", 2*s.SessionTimeout)
 		rz.Close() // first, so that leaving the election fails at once instead of waiting
 		if p != nil {
 			p.Close()

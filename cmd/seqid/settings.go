@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,57 +19,41 @@ func commonFlags(logLevel string) []cli.Flag {
 	return []cli.Flag{
 		cmdline.ServersFlag(),
 		&cli.StringFlag{Name: "root", Value: sequence.DefaultRoot, Usage: "the znode under which sequences live, `/znode/path`"},
-		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`"},
-		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
+		cmdline.SessionTimeoutFlag(),
+		cmdline.LogLevelFlagDefault(logLevel),
 		cmdline.AuthFlag("the znodes seqid creates then only this identity may change, so every client must give it"),
 	}
 }
 
 // settings are the common flags after every one was checked.
 type settings struct {
-	servers        []string
-	root           string
-	sessionTimeout time.Duration
-	logLevel       slog.Level
-	auth           string // user:password, or "" for open znodes
+	cmdline.ZooKeeper
+	root string
 }
 
 // parseSettings checks the common flags, before anything is sent.
 func parseSettings(c *cli.Context) (settings, error) {
-	s := settings{root: c.String("root")}
-	var err error
-	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
-		return s, err
+	z, err := cmdline.ParseZooKeeper(c)
+	if err != nil {
+		return settings{}, err
 	}
+	s := settings{ZooKeeper: z, root: c.String("root")}
 	if err := nodemonitor.ValidatePath(s.root); err != nil {
 		return s, cmdline.BadFlag("root", "%s", cmdline.Reason(err))
 	}
-	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
-		return s, err
-	}
-	if s.logLevel, err = cmdline.ParseLogLevel(c); err != nil {
-		return s, err
-	}
-	if s.auth, err = cmdline.ParseAuth(c); err != nil {
-		return s, err
-	}
 	return s, nil
-}
-
-func (s settings) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
 }
 
 // connect starts a client and waits, within the session timeout and a
 // few seconds more, until it is connected.
 func (s settings) connect(log *slog.Logger) (*recoverable.RecoverableZookeeper, error) {
-	auth, _ := recoverable.Access(s.auth)
-	return recoverable.Connect(s.servers, s.sessionTimeout, append([]recoverable.Option{recoverable.WithLogger(log)}, auth...)...)
+	rz, _, err := s.Connect(log)
+	return rz, err
 }
 
 // opts are the sequence options the settings give.
 func (s settings) opts(log *slog.Logger) []sequence.Option {
-	_, acl := recoverable.Access(s.auth)
+	_, acl := recoverable.Access(s.Auth)
 	return []sequence.Option{sequence.WithRoot(s.root), sequence.WithACL(acl), sequence.WithLogger(log)}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"log/slog"
 	"strconv"
 	"time"
 	"zkspeaker/internal/cmdline"
@@ -15,20 +14,17 @@ import (
 
 // config is the speaker's settings after every flag was checked.
 type config struct {
-	servers        []string
-	election       electionKind
-	path           string
-	interval       time.Duration
-	out            string
-	name           string
-	sessionTimeout time.Duration
-	watch          nodemonitor.WatchMode
-	policy         nodemonitor.Policy
-	retry          recoverable.RetryCounterFactory
-	fsync          bool
-	fence          bool
-	auth           string
-	logLevel       slog.Level
+	cmdline.ZooKeeper
+	election electionKind
+	path     string
+	interval time.Duration
+	out      string
+	name     string
+	watch    nodemonitor.WatchMode
+	policy   nodemonitor.Policy
+	retry    recoverable.RetryCounterFactory
+	fsync    bool
+	fence    bool
 }
 
 // badFlag is bad input in one flag (cmdline.BadFlag).
@@ -42,17 +38,13 @@ func parseConfig(c *cli.Context) (config, error) {
 		name:  c.String("name"),
 		fsync: c.Bool("fsync"),
 		fence: c.Bool("fence"),
-		auth:  c.String("auth"),
 		out:   c.String("out"),
 	}
 	var err error
-	if cfg.servers, err = parseServers(c.String("servers")); err != nil {
+	if cfg.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
 		return cfg, err
 	}
 	if cfg.interval, err = positiveDuration(c, "interval"); err != nil {
-		return cfg, err
-	}
-	if cfg.sessionTimeout, err = positiveDuration(c, "session-timeout"); err != nil {
 		return cfg, err
 	}
 	if cfg.election, cfg.path, err = parseElection(c); err != nil {
@@ -83,13 +75,7 @@ func parseConfig(c *cli.Context) (config, error) {
 		}
 		cfg.fence = false
 	}
-	if cfg.auth, err = cmdline.ParseAuth(c); err != nil {
-		return cfg, err
-	}
 	if cfg.retry, err = parseRetry(c); err != nil {
-		return cfg, err
-	}
-	if cfg.logLevel, err = cmdline.ParseLogLevel(c); err != nil {
 		return cfg, err
 	}
 	if cfg.out == "" {

@@ -31,7 +31,7 @@ func runSpeaker(c *cli.Context) error {
 	if name == "" {
 		name = strconv.Itoa(os.Getpid())
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.logLevel})).With("name", name)
+	log := cfg.Logger().With("name", name)
 
 	// SIGHUP too: closing a terminal window (or detaching demo-tmux) sends
 	// it, and the speaker must leave the election as on Ctrl-C, not leave
@@ -46,13 +46,11 @@ func runSpeaker(c *cli.Context) error {
 	}
 	defer spk.Close()
 
-	auth, acl := recoverable.Access(cfg.auth)
-	zkOpts := append([]recoverable.Option{recoverable.WithRetry(cfg.retry), recoverable.WithLogger(log)}, auth...)
-	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
+	rz, acl, err := cfg.Connect(log, recoverable.WithRetry(cfg.retry))
 	if err != nil {
 		return err
 	}
-	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.servers, cfg.sessionTimeout)
+	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)
 	defer stopSaying()
 
 	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})

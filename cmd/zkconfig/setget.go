@@ -86,15 +86,15 @@ func once(c *cli.Context, midOp string, op func(ctx context.Context, store *conf
 	}
 	signals, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := s.logger()
+	log := s.Logger()
 	// Logged once Ctrl-C and SIGTERM are ours to handle: `speaker chaos`
 	// waits for it before it may signal the command.
-	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.servers, ","))
+	log.Info("connecting to ZooKeeper", "servers", strings.Join(s.Servers, ","))
 	ctx, cancel := context.WithTimeout(signals, onceTimeout)
 	defer cancel()
 	// Before any client exists: it would only try again and again, and its
 	// Close would wait for a server that is not there.
-	if err := fourletter.CheckReachable(ctx, s.servers); err != nil {
+	if err := fourletter.CheckReachable(ctx, s.Servers); err != nil {
 		return interrupted(signals, err, "nothing was sent")
 	}
 	rz, store, err := s.connect(log, recoverable.DefaultRetryCounterFactory(), storeOpts...)
@@ -105,11 +105,11 @@ func once(c *cli.Context, midOp string, op func(ctx context.Context, store *conf
 	if err := rz.WaitConnected(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("ZooKeeper at %s answers but opened no session within %v: is a majority of its ensemble up?",
-				strings.Join(s.servers, ","), onceTimeout)
+				strings.Join(s.Servers, ","), onceTimeout)
 		}
 		return interrupted(signals, err, "nothing was sent")
 	}
-	cmdline.WarnGranted(log, s.sessionTimeout, rz.SessionTimeout())
+	cmdline.WarnGranted(log, s.SessionTimeout, rz.SessionTimeout())
 	path, _ := store.Path(c.Args().First())
 	return interrupted(signals, cmdline.ExplainNoAuth(op(ctx, store, path)), midOp)
 }

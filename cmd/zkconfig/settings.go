@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -22,39 +21,27 @@ func commonFlags(logLevel string) []cli.Flag {
 	return []cli.Flag{
 		cmdline.ServersFlag(),
 		&cli.StringFlag{Name: "path", Value: config.DefaultBase, Usage: "the znode under which keys live, `/znode/path`; KEY is its child"},
-		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
+		cmdline.SessionTimeoutFlag(),
 		cmdline.AuthFlag("znodes zkconfig creates then only this identity may change"),
-		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "debug, info, warn or error; the log goes to stderr"},
+		cmdline.LogLevelFlagDefault(logLevel),
 	}
 }
 
 // settings are the common flags after every one was checked.
 type settings struct {
-	servers        []string
-	base           string
-	sessionTimeout time.Duration
-	auth           string
-	logLevel       slog.Level
+	cmdline.ZooKeeper
+	base string
 }
 
 // parseSettings checks the common flags, before anything is sent.
 func parseSettings(c *cli.Context) (settings, error) {
-	s := settings{base: c.String("path")}
-	var err error
-	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
-		return s, err
+	z, err := cmdline.ParseZooKeeper(c)
+	if err != nil {
+		return settings{}, err
 	}
+	s := settings{ZooKeeper: z, base: c.String("path")}
 	if err := config.ValidatePath(s.base); err != nil {
 		return s, cmdline.BadFlag("path", "%s", cmdline.Reason(err))
-	}
-	if s.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
-		return s, err
-	}
-	if s.auth, err = cmdline.ParseAuth(c); err != nil {
-		return s, err
-	}
-	if err := s.logLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return s, cmdline.BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
 	}
 	return s, nil
 }
@@ -73,17 +60,10 @@ func args(c *cli.Context, names ...string) ([]string, error) {
 	return got, nil
 }
 
-// logger writes the log to stderr at the chosen level.
-func (s settings) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.logLevel}))
-}
-
 // connect starts a client with retry's retries for each single request,
 // and a Store on it that creates znodes with the ACL that --auth asks for.
 func (s settings) connect(log *slog.Logger, retry recoverable.RetryCounterFactory, storeOpts ...config.Option) (*recoverable.RecoverableZookeeper, *config.Store, error) {
-	auth, acl := recoverable.Access(s.auth)
-	opts := append([]recoverable.Option{recoverable.WithRetry(retry), recoverable.WithLogger(log)}, auth...)
-	rz, err := recoverable.Connect(s.servers, s.sessionTimeout, opts...)
+	rz, acl, err := s.Connect(log, recoverable.WithRetry(retry))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -83,7 +83,7 @@ func runUpdate(c *cli.Context) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	u.log = s.logger()
+	u.log = s.Logger()
 	rz, store, err := s.connect(u.log, noRetries, storeOpts...)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func runUpdate(c *cli.Context) error {
 	u.rz, u.store = rz, store
 	// The first write waits for a session: a plain updater that ZooKeeper
 	// never answered has lost no connection.
-	if err := cmdline.AwaitSession(ctx, u.log, rz, s.servers, s.sessionTimeout); err != nil {
+	if err := cmdline.AwaitSession(ctx, u.log, rz, s.Servers, s.SessionTimeout); err != nil {
 		return quiet(ctx, err) // nothing to say after Ctrl-C
 	}
 	u.path, _ = store.Path(u.key)

@@ -41,13 +41,13 @@ func runWatch(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	log := s.logger()
+	log := s.Logger()
 	rz, store, err := s.connect(log, watchRetry)
 	if err != nil {
 		return err
 	}
 	defer closeWithin(rz, log, time.Second)
-	if err := cmdline.AwaitSession(ctx, log, rz, s.servers, s.sessionTimeout); err != nil {
+	if err := cmdline.AwaitSession(ctx, log, rz, s.Servers, s.SessionTimeout); err != nil {
 		return quiet(ctx, err) // nothing to say after Ctrl-C
 	}
 	path, _ := store.Path(a[0])

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/usage"
 	"zkspeaker/recipes/group"
-	"zkspeaker/recoverable"
 )
 
 func main() { cmdline.Main(newApp()) }
@@ -67,10 +65,10 @@ func newApp() *cli.App {
 func command(name, use, args, logLevel string, action cli.ActionFunc, extra ...cli.Flag) *cli.Command {
 	flags := append([]cli.Flag{
 		cmdline.ServersFlag(),
-		&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; the server grants 2 to 20 ticks"},
+		cmdline.SessionTimeoutFlag(),
 		&cli.StringFlag{Name: "timeout", Value: "15s", Usage: "give up when ZooKeeper has not answered in this long, a `duration` (not for join or --watch)"},
 		cmdline.AuthFlag("only this identity may then join, leave or delete; an empty group right under / stays deletable by anyone, since a delete is checked against the parent (create 'apps', then 'apps/zoo')"),
-		&cli.StringFlag{Name: "log-level", Value: logLevel, Usage: "`level`: debug, info, warn or error; the log goes to stderr"},
+		cmdline.LogLevelFlagDefault(logLevel),
 	}, extra...)
 	return &cli.Command{
 		Name: name, Usage: use, ArgsUsage: args, UsageText: "zkgroup " + name + " [options] " + args,
@@ -84,14 +82,12 @@ func onUsageError(c *cli.Context, err error, isSub bool) error {
 
 // config is a command's settings after every flag and argument was checked.
 type config struct {
-	servers        []string
-	sessionTimeout time.Duration
-	timeout        time.Duration
-	auth           string
-	log            *slog.Logger
-	name           string // the group as the user wrote it, for messages
-	path           string // its znode
-	member         string // join only
+	cmdline.ZooKeeper
+	timeout time.Duration
+	log     *slog.Logger
+	name    string // the group as the user wrote it, for messages
+	path    string // its znode
+	member  string // join only
 }
 
 // parseConfig checks the flags and the arguments, before anything talks to
@@ -109,23 +105,13 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 		return cfg, cmdline.Usage("want %s, got %d argument(s) (%s)", strings.Join(argNames, " and "), len(args), c.Command.UsageText)
 	}
 	var err error
-	if cfg.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
-		return cfg, err
-	}
-	if cfg.sessionTimeout, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
+	if cfg.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
 		return cfg, err
 	}
 	if cfg.timeout, err = cmdline.PositiveDuration(c, "timeout"); err != nil {
 		return cfg, err
 	}
-	if cfg.auth, err = cmdline.ParseAuth(c); err != nil {
-		return cfg, err
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return cfg, cmdline.BadFlag("log-level", "unknown value %q (want debug, info, warn or error)", c.String("log-level"))
-	}
-	cfg.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.log = cfg.Logger()
 	cfg.name = args[0]
 	if cfg.path, err = group.ParseName(cfg.name); err != nil {
 		return cfg, cmdline.Usage("%s", cmdline.Reason(err))
@@ -137,13 +123,6 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 		}
 	}
 	return cfg, nil
-}
-
-// options are the client's and the group's options for cfg: with --auth,
-// the session authenticates and the znodes it creates get DigestACL.
-func (cfg config) options() ([]recoverable.Option, []group.Option) {
-	auth, acl := recoverable.Access(cfg.auth)
-	return append([]recoverable.Option{recoverable.WithLogger(cfg.log)}, auth...), []group.Option{group.WithACL(acl), group.WithLogger(cfg.log)}
 }
 
 // explain turns the recipe's errors into the one line a person reads.

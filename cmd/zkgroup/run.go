@@ -26,28 +26,27 @@ func session(ctx context.Context, cfg config, runsUntilStopped bool) (*recoverab
 	if !runsUntilStopped {
 		// Before any client exists: go-zookeeper would only retry,
 		// silently, for as long as it is let.
-		if err := fourletter.CheckReachable(ctx, cfg.servers); err != nil {
+		if err := fourletter.CheckReachable(ctx, cfg.Servers); err != nil {
 			return nil, nil, err
 		}
 	}
-	zkOpts, groupOpts := cfg.options()
-	rz, err := recoverable.Connect(cfg.servers, cfg.sessionTimeout, zkOpts...)
+	rz, acl, err := cfg.Connect(cfg.log)
 	if err != nil {
 		return nil, nil, err
 	}
 	if runsUntilStopped {
-		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.servers, cfg.sessionTimeout)
+		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.Servers, cfg.SessionTimeout)
 	} else if err = rz.WaitConnected(ctx); err == nil {
-		cmdline.WarnGranted(cfg.log, cfg.sessionTimeout, rz.SessionTimeout())
+		cmdline.WarnGranted(cfg.log, cfg.SessionTimeout, rz.SessionTimeout())
 	}
 	if err != nil {
 		rz.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.servers, ","))
+			return nil, nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.Servers, ","))
 		}
 		return nil, nil, err
 	}
-	g, err := group.New(rz, cfg.name, groupOpts...)
+	g, err := group.New(rz, cfg.name, group.WithACL(acl), group.WithLogger(cfg.log))
 	if err != nil {
 		rz.Close()
 		return nil, nil, err

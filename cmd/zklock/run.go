@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,20 +14,16 @@ import (
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
-	"zkspeaker/recoverable"
 )
 
 // settings are zklock's flags, checked.
 type settings struct {
-	servers []string
-	path    string
-	name    string
-	session time.Duration
-	policy  nodemonitor.Policy
-	grace   time.Duration
-	auth    string
-	level   slog.Level
-	argv    []string
+	cmdline.ZooKeeper
+	path   string
+	name   string
+	policy nodemonitor.Policy
+	grace  time.Duration
+	argv   []string
 }
 
 func parse(c *cli.Context) (settings, error) {
@@ -37,26 +32,17 @@ func parse(c *cli.Context) (settings, error) {
 	if len(s.argv) == 0 {
 		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
 	}
-	if s.servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
+	if s.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
 		return s, err
 	}
 	if err := nodemonitor.ValidatePath(s.path); err != nil {
-		return s, cmdline.BadFlag("path", "%q is not a znode path: %v", s.path, err)
-	}
-	if s.session, err = cmdline.PositiveDuration(c, "session-timeout"); err != nil {
-		return s, err
+		return s, cmdline.BadFlag("path", "%q is not a znode path: %s", s.path, cmdline.Reason(err))
 	}
 	if s.grace, err = cmdline.Duration(c, "grace"); err != nil || s.grace < 0 {
 		return s, cmdline.BadFlag("grace", "%q must be a duration, 0 or more", c.String("grace"))
 	}
 	if s.policy, err = nodemonitor.ParsePolicy(c.String("policy")); err != nil {
 		return s, cmdline.BadFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
-	}
-	if s.auth, err = cmdline.ParseAuth(c); err != nil {
-		return s, err
-	}
-	if s.level, err = cmdline.ParseLogLevel(c); err != nil {
-		return s, err
 	}
 	if s.name == "" {
 		host, _ := os.Hostname()
@@ -75,17 +61,16 @@ func runLock(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: s.level})).With("name", s.name)
+	log := s.Logger().With("name", s.name)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
-	auth, acl := recoverable.Access(s.auth)
-	rz, err := recoverable.Connect(s.servers, s.session, append([]recoverable.Option{recoverable.WithLogger(log)}, auth...)...)
+	rz, acl, err := s.Connect(log)
 	if err != nil {
 		return err
 	}
 	defer rz.Close()
-	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.servers, s.session)() // before rz.Close
+	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
 	defer lk.Unlock()
 	log.Info("waiting for the lock", "path", s.path)

@@ -70,8 +70,9 @@ func WriteSVG(w io.Writer, name string, tl *speaker.Timeline, events []Event) {
 	height := axisY + 56 + float64(len(notes)+len(readingGuide))*18 + 30
 
 	f.grid(eventsTop, axisY)
-	f.rows()
-	f.hatch(lanesTop)
+	f.rowBands()
+	f.hatch(lanesTop) // under the bars and their epochs, over the bands
+	f.bars()
 	f.anomalies()
 	f.eventLines(eventsTop, above)
 	f.labels(above, eventsTop, false)
@@ -146,8 +147,9 @@ func (f *figure) axis(y float64) {
 	svgText(&f.b, f.left, y+38, fontSize, faint, "", "time since "+clock(f.sp.from)+" UTC")
 }
 
-// rows writes each writer's name and its bars, with the epoch over each.
-func (f *figure) rows() {
+// rowBands writes each writer's name, and a light band under every other
+// row.
+func (f *figure) rowBands() {
 	for i, n := range f.tl.Writers {
 		y := f.rowTop(n)
 		if i%2 == 0 {
@@ -156,6 +158,10 @@ func (f *figure) rows() {
 		fmt.Fprintf(&f.b, `<text class="name" x="%.1f" y="%.1f" text-anchor="end" fill="%s"><title>%s</title>%s</text>`+"\n",
 			f.left-10, y+rowH-barH/2-8+float64(fontSize)/2, ink, esc(n), esc(cut(n, nameChars)))
 	}
+}
+
+// bars writes each term's bar on its writer's row, with the epoch over it.
+func (f *figure) bars() {
 	for _, s := range f.st {
 		x0, x1, y := f.x(s.First), f.x(s.Last), f.rowTop(s.Name)+rowH-barH-6
 		fmt.Fprintf(&f.b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%d" fill="%s"><title>%s wrote from %s to %s</title></rect>`+"\n",

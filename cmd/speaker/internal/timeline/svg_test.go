@@ -169,3 +169,21 @@ func TestTwelveWritersTwelveColours(t *testing.T) {
 		t.Fatalf("12 writers drawn in %d colours, want one each: %v", len(fills), fills)
 	}
 }
+
+// A gap's hatching lies under the bars and the epoch labels, never over
+// them: a term of one line has a bar 3 px wide that starts where the gap
+// after it starts, and an epoch label may reach into the next gap. In SVG
+// what comes later in the file is drawn on top.
+func TestGapsAreDrawnUnderBarsAndLabels(t *testing.T) {
+	s := newScript().
+		speak("a", 100, 0, 5, time.Second).
+		speak("b", 200, 7*time.Second, 1, time.Second). // one line
+		speak("c", 300, 10*time.Second, 5, time.Second)
+	p := draw(t, s.timeline(t), nil)
+	lastGap := strings.LastIndex(p.src, `class="gap"`)
+	for _, c := range []string{`class="bar"`, `class="epoch"`} {
+		if first := strings.Index(p.src, c); lastGap < 0 || first < lastGap {
+			t.Errorf("%s comes at %d, before the last gap at %d: the hatching covers it", c, first, lastGap)
+		}
+	}
+}

@@ -28,7 +28,10 @@ import (
 // watches are gone: it reads again on the new session.
 //
 // The channel is closed when ctx is done or the session is closed. Read
-// it until then, or cancel ctx: its goroutine ends only so.
+// it until then, or cancel ctx: its goroutine ends only so. The channel is
+// the Store's change stream, as Observe is a monitor's, and its close is
+// the watch's Done; there is no Err to read, since it outlives every other
+// fault (ctx.Err and the session's state say which of the two ended it).
 func (s *Store) Watch(ctx context.Context, key string) (<-chan Value, error) {
 	if _, err := s.Path(key); err != nil {
 		return nil, err

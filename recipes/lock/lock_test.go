@@ -62,6 +62,16 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 		t.Fatalf("a was told of its loss at %v, after b held the lock at %v", lost.Sub(cut), held.Sub(cut))
 	}
 	t.Logf("cut at 0; a told at %v; b holds at %v", lost.Sub(cut).Round(time.Millisecond), held.Sub(cut).Round(time.Millisecond))
+	// The engine gives up when the session may have expired: the lock is
+	// then lost for good, and says so.
+	select {
+	case <-a.Done():
+		if !errors.Is(a.Err(), lock.ErrLost) {
+			t.Errorf("a's Err after its loss: %v, want lock.ErrLost", a.Err())
+		}
+	case <-time.After(2 * session):
+		t.Error("a's lock not Done though b holds it")
+	}
 }
 
 // heldLock starts a server and takes the lock /l on a session of its own;

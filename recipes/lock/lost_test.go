@@ -95,3 +95,27 @@ func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 		t.Errorf("after Unlock: %v, want released", s)
 	}
 }
+
+// Done and Err tell how a lock ended: released, no error.
+func TestReleasedLockIsDoneWithoutError(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := l.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l.Err() != nil {
+		t.Fatalf("Err while held: %v, want nil", l.Err())
+	}
+	l.Unlock()
+	select {
+	case <-l.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done still open after Unlock")
+	}
+	if l.Err() != nil {
+		t.Fatalf("Err after Unlock: %v, want nil", l.Err())
+	}
+}

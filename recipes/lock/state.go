@@ -45,3 +45,12 @@ func (l *Lock) Observe(ctx context.Context) <-chan State { return l.h.states.Obs
 
 // Done is closed when the lock is lost for good, or released.
 func (l *Lock) Done() <-chan struct{} { return l.h.done }
+
+// Err says how a lock that is Done ended: ErrLost when it was lost, nil
+// when it was released; nil before Done.
+func (l *Lock) Err() error {
+	if l.h.states.Current() == StateLost {
+		return ErrLost
+	}
+	return nil
+}

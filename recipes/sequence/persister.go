@@ -64,6 +64,13 @@ func NewPersister(ctx context.Context, rz *recoverable.RecoverableZookeeper, sto
 	return p, nil
 }
 
+// Done is closed when the Persister has ended: closed, or given up by its
+// election (the ACL refuses our credentials to stand in it). Err says why;
+// see Failed for a leader that can no longer raise limits, which goes on
+// until its owner closes it. With Monitor().Observe, which tells whether
+// it leads, they are its change stream.
+func (p *Persister) Done() <-chan struct{} { return p.mon.Done() }
+
 // Monitor returns the Persister's election monitor, to observe whether it
 // leads.
 func (p *Persister) Monitor() *nodemonitor.Monitor { return p.mon }
@@ -84,11 +91,16 @@ func (p *Persister) Refused() int64 { return p.refused.Load() }
 // nodemonitor.Monitor.Done.)
 func (p *Persister) Failed() <-chan struct{} { return p.failed }
 
-// Err returns why the Persister failed, once Failed is closed; nil before.
+// Err returns why the Persister failed, once Failed is closed, or why its
+// election gave up, once Done is; nil before, and after a plain Close.
 func (p *Persister) Err() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
+	err := p.err
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return p.mon.Err()
 }
 
 // fail records the first reason the Persister cannot go on, and closes

@@ -24,10 +24,12 @@ func TestFaultEnsembleServers(t *testing.T) {
 	cluster := zktest.Start(t, 3)
 	for rep := 0; rep < electiontest.Reps(); rep++ {
 		t.Run(fmt.Sprint(rep), func(t *testing.T) {
-			// 12 s sessions: restarting two JVMs and electing a ZooKeeper
-			// leader takes 6 to 8 s on a 2-core machine, and the scenario
-			// needs quorum back well before the session could expire.
-			cfg := fleetConfig{election: "sequential", policy: "at-most-one", session: 12 * time.Second,
+			// Sessions of the longest the test servers grant: restarting
+			// two JVMs and electing a ZooKeeper leader takes 6 to 8 s on a
+			// quiet 2-core machine, and over 12 s under make test's load,
+			// and the scenario needs quorum back before the session could
+			// expire.
+			cfg := fleetConfig{election: "sequential", policy: "at-most-one", session: zktest.MaxSessionTimeout,
 				interval: 100 * time.Millisecond, names: []string{"a", "b"}, direct: cluster.Servers()}
 			f := startFleet(t, cluster, cfg)
 			speaker := f.leader(3)

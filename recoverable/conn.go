@@ -207,6 +207,10 @@ func (r *RecoverableZookeeper) Close() {
 // ephemeral znodes vanishing, requests failing) is the close, not a fault.
 func (r *RecoverableZookeeper) Closing() bool { return r.closed() }
 
+// Done is closed when Close is called: everything on this client ends
+// with it.
+func (r *RecoverableZookeeper) Done() <-chan struct{} { return r.quit }
+
 // closed reports whether Close was called.
 func (r *RecoverableZookeeper) closed() bool {
 	select {

@@ -93,6 +93,21 @@ func New(rz *recoverable.RecoverableZookeeper, opts ...Option) (*Store, error) {
 	return &Store{rz: rz, base: o.base, acl: o.acl, retry: o.retry, log: o.log}, nil
 }
 
+// Done is closed when the Store's client is closed: the Store, and every
+// Watch on it, ends then, and Err says so. Nothing else ends a Store: it
+// outlives every other fault, retrying or reporting each to its caller.
+func (s *Store) Done() <-chan struct{} { return s.rz.Done() }
+
+// Err is recoverable.ErrClosed once Done is closed, nil before.
+func (s *Store) Err() error {
+	select {
+	case <-s.rz.Done():
+		return recoverable.ErrClosed
+	default:
+		return nil
+	}
+}
+
 // Base returns the znode under which the keys live.
 func (s *Store) Base() string { return s.base }
 

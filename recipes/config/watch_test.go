@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/config"
+	"zkspeaker/recoverable"
 )
 
 // next waits for the watcher's next value.
@@ -219,8 +221,19 @@ func TestWatchEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(t, values, "start")
+	if store.Err() != nil {
+		t.Fatalf("Err before Close: %v, want nil", store.Err())
+	}
 	rz.Close()
 	drained(t, values, "after Close")
+	select {
+	case <-store.Done():
+	default:
+		t.Fatal("the Store is not Done after its client's Close")
+	}
+	if !errors.Is(store.Err(), recoverable.ErrClosed) {
+		t.Fatalf("Err after Close: %v, want recoverable.ErrClosed", store.Err())
+	}
 }
 
 // drained waits for the channel to close.

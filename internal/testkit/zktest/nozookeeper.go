@@ -86,8 +86,10 @@ func ExpectFailsWithoutZooKeeper(t *testing.T, addr, bin string, args ...string)
 }
 
 // quietSpan is how long a waiting command is watched after its warning:
-// long enough for a warning per try, as a retry loop would give, to show.
-const quietSpan = 5 * time.Second
+// long enough for a warning per try, as a retry loop would give, to show
+// twice, since go-zookeeper fails a queued request after each pass over the
+// servers, a second or so.
+const quietSpan = 3 * time.Second
 
 // ExpectWaitsWithoutZooKeeper runs a command that runs until it is
 // stopped, with nothing listening at addr: within NoZooKeeperBound it must

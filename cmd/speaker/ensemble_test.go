@@ -56,7 +56,7 @@ func TestFaultEnsembleServers(t *testing.T) {
 			for _, i := range down {
 				cluster.Kill(i)
 			}
-			time.Sleep(cfg.session / 4)
+			time.Sleep(3 * time.Second) // well within the session, whose length is for the restarts
 			cluster.StartMany(down...)
 			for i := 0; i < 3; i++ {
 				cluster.WaitServing(i)

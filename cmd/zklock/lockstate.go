@@ -24,6 +24,12 @@ func (sv *supervisor) lockChanged(st lock.State) {
 		_ = sendOrder(sv.w, orderFreeze)
 		sv.log.Warn("lost the connection: CMD frozen (SIGSTOP) until the lock is proved ours again, or killed when it cannot be",
 			"deadline", sv.last.Format(time.TimeOnly+".000"))
+	case st == lock.StateHeld && !sv.frozenAt.IsZero() && time.Now().After(sv.last):
+		// Proved ours, but only after CMD's deadline, at which the
+		// watchdog killed the frozen CMD: there is nothing to thaw.
+		sv.log.Warn("the lock is ours again, but too late for CMD: its deadline passed while it was frozen, and the watchdog killed it",
+			"deadline", sv.last.Format(time.TimeOnly+".000"))
+		sv.stop(frozenTooLong)
 	case st == lock.StateHeld && !sv.frozenAt.IsZero():
 		frozen := time.Since(sv.frozenAt)
 		sv.frozenAt = time.Time{}

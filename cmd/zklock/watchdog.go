@@ -65,7 +65,7 @@ func runWatchdog(graceNS string) int {
 	var deadline time.Time // zero until the first message: zklock sends one before starting us
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	stopping := false
+	stopping, frozen := false, false
 	for {
 		select {
 		case status := <-exited:
@@ -76,33 +76,39 @@ func runWatchdog(graceNS string) int {
 				if !stopping {
 					stopping = true
 					kill(syscall.SIGTERM)
-					timer.Reset(until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
+					resetTimer(timer, until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
 				}
 				continue
 			}
 			switch {
 			case stopping:
 			case d.UnixNano() == orderFreeze:
+				frozen = true
 				kill(syscall.SIGSTOP)
 			case d.UnixNano() == orderThaw:
+				frozen = false
 				kill(syscall.SIGCONT)
 			case d.UnixNano() == orderKill:
 				stopping = true
 				kill(syscall.SIGKILL)
 			default:
 				deadline = d
-				timer.Reset(until(deadline))
+				resetTimer(timer, until(deadline))
 			}
 		case <-terms:
 			if !stopping {
 				stopping = true
 				kill(syscall.SIGTERM)
-				timer.Reset(until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
+				resetTimer(timer, until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
 			}
 		case <-timer.C:
 			// Past the grace, or past the moment the session may expire
 			// and another holder start: no more waiting.
-			if !stopping {
+			switch {
+			case stopping:
+			case frozen:
+				fmt.Fprintln(os.Stderr, "zklock: watchdog: the lock was not proved ours again before CMD's deadline; killed the frozen CMD before its session can expire and another holder start")
+			default:
 				fmt.Fprintln(os.Stderr, "zklock: watchdog: zklock stopped renewing (frozen?); killed CMD before its session can expire and another holder start")
 			}
 			stopping = true
@@ -141,6 +147,19 @@ func sendDeadline(w io.Writer, d time.Time) error {
 }
 
 func until(t time.Time) time.Duration { return max(time.Until(t), 0) }
+
+// resetTimer sets t to fire after d, dropping a tick of the old deadline
+// that fired but was not read: read later, it would kill CMD on a deadline
+// already moved on (go.mod's Go version keeps the old timer rules).
+func resetTimer(t *time.Timer, d time.Duration) {
+	if !t.Stop() {
+		select {
+		case <-t.C:
+		default:
+		}
+	}
+	t.Reset(d)
+}
 
 func earliest(a, b time.Time) time.Time {
 	if !a.IsZero() && a.Before(b) {

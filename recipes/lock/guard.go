@@ -13,11 +13,12 @@ import (
 // round trip that retries until the session may have expired (its watch on
 // its own znode, a check): up to a session timeout late, when a holder's
 // work (zklock's CMD) should already have stopped acting. Unlock stops the
-// goroutine and waits for it. The caller holds l.mu.
-func (l *Lock) startGuard() {
+// goroutine and waits for it. session is the one the lock was won on. The
+// caller holds l.mu.
+func (l *Lock) startGuard(session int64) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l.stopGuard, l.guardDone = cancel, make(chan struct{})
-	go l.guard(ctx, l.rz.SessionID(), l.guardDone)
+	go l.guard(ctx, session, l.guardDone)
 }
 
 // guard follows our session's events. A disconnect suspends the lock. The

@@ -28,8 +28,11 @@ type holder struct {
 	paused func() bool
 	states *broadcast.Broadcaster[State]
 
-	mu       sync.Mutex
-	state    State
+	mu    sync.Mutex
+	state State
+	// offered: the engine handed us the lock, and Lock has not yet handed
+	// it on; a stop meanwhile loses it (held then refuses).
+	offered  bool
 	lostOnce sync.Once
 	doneOnce sync.Once
 }
@@ -50,6 +53,7 @@ func (h *holder) StartSpeaking(confirm func(ctx context.Context) (int64, time.Ti
 	case StateWaiting:
 		select {
 		case h.acquired <- acquisition{confirm: confirm}:
+			h.offered = true
 		default:
 		}
 	case StateSuspended:
@@ -58,13 +62,16 @@ func (h *holder) StartSpeaking(confirm func(ctx context.Context) (int64, time.Ti
 }
 
 // held is Lock handing the lock to its caller, once its first confirm
-// passed.
-func (h *holder) held() {
+// passed. It reports false when the lock was lost meanwhile: the engine
+// stopped after it offered the lock and before Lock got here.
+func (h *holder) held() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.state == StateWaiting {
 		h.set(StateHeld)
+		return true
 	}
+	return false
 }
 
 // StopSpeaking is the lock suspended, when the engine paused, or lost for
@@ -82,8 +89,11 @@ func (h *holder) StopSpeaking() {
 func (h *holder) suspend() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateHeld {
+	switch {
+	case h.state == StateHeld:
 		h.set(StateSuspended)
+	case h.state == StateWaiting && h.offered:
+		h.set(StateLost) // not yet handed on, and already unproved: Lock fails
 	}
 }
 
@@ -100,7 +110,7 @@ func (h *holder) resume() {
 func (h *holder) lose() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateHeld || h.state == StateSuspended {
+	if h.state == StateHeld || h.state == StateSuspended || h.state == StateWaiting && h.offered {
 		h.set(StateLost)
 	}
 }

@@ -96,6 +96,10 @@ func (l *Lock) Lock(ctx context.Context) error {
 
 	select {
 	case a := <-h.acquired:
+		// The session the lock was won on: the guard follows it, and a
+		// change before the guard starts is a loss, not a new session to
+		// adopt.
+		session := l.rz.SessionID()
 		epoch := int64(0)
 		if a.confirm != nil {
 			// Under at-most-one, the first confirm is the decision's own
@@ -111,9 +115,15 @@ func (l *Lock) Lock(ctx context.Context) error {
 		}
 		l.mu.Lock()
 		l.epoch = epoch
-		h.held()
+		if !h.held() || a.confirm != nil && l.rz.SessionID() != session {
+			// Lost while we handed it over: the engine stopped, or the
+			// session changed, after it offered us the lock.
+			l.mu.Unlock()
+			l.Unlock()
+			return ErrLost
+		}
 		if a.confirm != nil && !election.BrokenForChaos {
-			l.startGuard()
+			l.startGuard(session)
 		}
 		l.mu.Unlock()
 		close(h.acted)

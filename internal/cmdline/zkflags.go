@@ -37,9 +37,7 @@ func ParseAuth(c *cli.Context) (string, error) {
 }
 
 // LogLevelFlag is --log-level.
-func LogLevelFlag() cli.Flag {
-	return &cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error; the log goes to stderr"}
-}
+func LogLevelFlag() cli.Flag { return LogLevelFlagDefault("info") }
 
 // ParseLogLevel checks --log-level.
 func ParseLogLevel(c *cli.Context) (slog.Level, error) {

@@ -19,10 +19,7 @@ import (
 // SIGTERM and its grace.
 func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Shared(t)
-	proxy := zktest.NewProxy(t, cluster.Server(0))
-	const session = 4 * time.Second
-	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
+	l, proxy := proxiedLock(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	watching, release := proxy.HoldReply(faultproxy.OpGetData)
@@ -53,10 +50,7 @@ func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 // stop there; Done stays open, for the lock is not lost.
 func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Shared(t)
-	proxy := zktest.NewProxy(t, cluster.Server(0))
-	const session = 4 * time.Second
-	l := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
+	l, proxy := proxiedLock(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := l.Lock(ctx); err != nil {
@@ -118,4 +112,15 @@ func TestReleasedLockIsDoneWithoutError(t *testing.T) {
 	if l.Err() != nil {
 		t.Fatalf("Err after Unlock: %v, want nil", l.Err())
 	}
+}
+
+// session is the session timeout of the proxied locks' clients.
+const session = 4 * time.Second
+
+// proxiedLock is a Lock on the shared server, whose client talks through a
+// fault proxy of its own.
+func proxiedLock(t *testing.T) (*lock.Lock, *faultproxy.Proxy) {
+	t.Helper()
+	proxy := zktest.NewProxy(t, zktest.Shared(t).Server(0))
+	return lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t))), proxy
 }

@@ -100,9 +100,9 @@ lint: vet staticcheck shellcheck
 #   run at once than there are cores: PARALLEL tests within a package,
 #   JOBS packages. Three packages of eight tests kept both cores busy with
 #   dozens of processes waiting to run, and bounds broke.
-# - The longest package starts first (FIRST); the others follow in go
-#   list's order, which keeps the script tests, whose demos load the
-#   machine, away from cmd/speaker's timed fault tests.
+# - The long packages start first, in FIRST's order, so that the two jobs
+#   end together on short ones; the script tests, whose demos load the
+#   machine, come last of them, after cmd/speaker's timed fault tests.
 # - The soaks of cmd/speaker/internal/chaos run alone at the end: their random faults
 #   load the machine, and the fault tests hold real processes to bounds
 #   derived from the session timeout.
@@ -112,7 +112,7 @@ lint: vet staticcheck shellcheck
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
-FIRST := /cmd/speaker$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/recoverable$$,/nodemonitor$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 compile-tests:

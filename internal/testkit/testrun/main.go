@@ -6,10 +6,11 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-first REGEXP] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
-// Packages matching -first start before the others: the longest ones, so
+// Packages matching -first start before the others, in the order of its
+// comma-separated expressions: the longest ones, so
 // that the last to end are short and the jobs end together, instead of a
 // long package starting last and running by itself. Packages matching
 // -alone run after all the others, one at a time: the
@@ -24,12 +25,13 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 )
 
 func main() {
 	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
-	first := flag.String("first", "", "packages (a regular expression) started before the others: the longest")
+	first := flag.String("first", "", "packages started before the others, in this order: regular expressions, comma-separated")
 	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, one at a time")
 	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
@@ -40,7 +42,13 @@ func main() {
 	if *jobs < 1 {
 		fail("-jobs: want at least 1, got %d", *jobs)
 	}
-	firstRE, aloneRE := compile("first", *first), compile("alone", *alone)
+	var firstREs []*regexp.Regexp
+	if *first != "" {
+		for _, expr := range strings.Split(*first, ",") {
+			firstREs = append(firstREs, compile("first", expr))
+		}
+	}
+	aloneRE := compile("alone", *alone)
 	if *report != "" {
 		results, err := readLogs(*report)
 		if err != nil {
@@ -54,7 +62,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstRE, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

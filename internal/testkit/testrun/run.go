@@ -41,7 +41,7 @@ type result struct {
 type runConfig struct {
 	dir       string // the module's folder
 	jobs      int
-	first     *regexp.Regexp // started before the others
+	first     []*regexp.Regexp // started before the others, in this order
 	alone     *regexp.Regexp
 	aloneArgs []string // go test flags for the alone packages, after testFlags
 	logDir    string
@@ -81,10 +81,17 @@ func split(pkgs []string, re *regexp.Regexp) (unmatched, matched []string) {
 	return unmatched, matched
 }
 
-// firstOf puts the packages re matches before the others, keeping the
-// order within each part.
-func firstOf(pkgs []string, re *regexp.Regexp) []string {
-	rest, first := split(pkgs, re)
+// firstOf puts the packages the expressions match first, those of the
+// first expression before those of the second and so on, then the others;
+// go list's order stays within each part.
+func firstOf(pkgs []string, res []*regexp.Regexp) []string {
+	var first []string
+	rest := pkgs
+	for _, re := range res {
+		var matched []string
+		rest, matched = split(rest, re)
+		first = append(first, matched...)
+	}
 	return append(first, rest...)
 }
 

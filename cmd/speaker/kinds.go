@@ -10,6 +10,7 @@ import (
 	"zkspeaker/cmd/speaker/internal/bench"
 	"zkspeaker/cmd/speaker/internal/status"
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
@@ -49,7 +50,7 @@ var electionKinds = []electionKind{
 		},
 		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
-			return func(b *strings.Builder, s status.Sightings) { status.WriteSequential(b, v, s) }, wake, err
+			return func(b *strings.Builder, s fourletter.Sightings) { status.WriteSequential(b, v, s) }, wake, err
 		},
 	},
 	{
@@ -60,7 +61,7 @@ var electionKinds = []electionKind{
 		},
 		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
-			return func(b *strings.Builder, s status.Sightings) { status.WriteSingleFile(b, h, s) }, wake, err
+			return func(b *strings.Builder, s fourletter.Sightings) { status.WriteSingleFile(b, h, s) }, wake, err
 		},
 	},
 }

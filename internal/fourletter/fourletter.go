@@ -30,6 +30,8 @@ type ServerInfo struct {
 	Received int64
 	// Zxid is the last transaction the server has seen, 0 when unknown.
 	Zxid int64
+	// Connections is the number of client connections it holds now.
+	Connections int
 }
 
 // FourLetterWord sends one of ZooKeeper's four-letter commands ("srvr",
@@ -75,6 +77,8 @@ func Srvr(ctx context.Context, addr string) ServerInfo {
 			info.Mode = value
 		case "Received":
 			info.Received, _ = strconv.ParseInt(value, 10, 64)
+		case "Connections":
+			info.Connections, _ = strconv.Atoi(value)
 		case "Zxid":
 			info.Zxid, _ = strconv.ParseInt(strings.TrimPrefix(value, "0x"), 16, 64)
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/fourletter"
+
 	"zkspeaker/recoverable"
 )
 
@@ -27,7 +29,7 @@ const recheck = 2 * time.Second
 
 // Render draws an election that was read before with what the servers say
 // now, so that --watch can redraw it without reading the znodes again.
-type Render func(b *strings.Builder, s Sightings)
+type Render func(b *strings.Builder, s fourletter.Sightings)
 
 // Inspector reads one election's znodes and returns how to draw them, and
 // the ZooKeeper watch that fires at the election's next change. Each recipe
@@ -43,10 +45,10 @@ type Printer struct {
 	Inspect  Inspector
 	Clear    bool // clear the terminal before each print (--watch on a terminal)
 
-	render  Render  // the election as last read
-	readErr error   // why the last read failed, for --watch
-	members members // the servers asked
-	last    string  // what was printed last, without its time
+	render  Render             // the election as last read
+	readErr error              // why the last read failed, for --watch
+	members fourletter.Members // the servers asked
+	last    string             // what was printed last, without its time
 }
 
 // Once reads the election and prints it.
@@ -104,8 +106,8 @@ func (s *Printer) Watch(ctx context.Context, rz *recoverable.RecoverableZookeepe
 // show asks every server, draws the election with what they say, and
 // prints it unless nothing changed since the last print.
 func (s *Printer) show(ctx context.Context, rz *recoverable.RecoverableZookeeper) {
-	s.members = readMembers(ctx, rz, s.Servers, s.members)
-	seen := gather(ctx, s.members, rz.SessionID())
+	s.members = fourletter.ReadMembers(ctx, rz.Get, s.Servers, s.members)
+	seen := fourletter.Gather(ctx, s.members, rz.SessionID())
 	var b strings.Builder
 	if s.render != nil {
 		s.render(&b, seen)
@@ -117,9 +119,9 @@ func (s *Printer) show(ctx context.Context, rz *recoverable.RecoverableZookeeper
 	for _, m := range seen.Servers {
 		fmt.Fprintf(&b, "  %-22s %s\n", m.Addr, m.Mode)
 	}
-	if s.members.known && !s.members.complete {
+	if s.members.Known && !s.members.Complete {
 		fmt.Fprintf(&b, "note: the ensemble has %d servers, --servers names %d, and /zookeeper/config gives no client ports: sessions connected to the others are not visible\n",
-			s.members.size, len(s.Servers))
+			s.members.Size, len(s.Servers))
 	}
 	// In --watch, a line in the display rather than a log line across it.
 	if st := rz.State(); st.State != recoverable.StateConnected {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/znodemonitor"
 )
@@ -23,7 +24,7 @@ const (
 // watches. The WATCHES column says only what the servers (wchc, cons) show
 // the candidates really watch: one predecessor each by default, and
 // nothing they can list under --watch children (the herd).
-func WriteSequential(b *strings.Builder, v nodemonitor.View, s Sightings) {
+func WriteSequential(b *strings.Builder, v nodemonitor.View, s fourletter.Sightings) {
 	if !v.Exists {
 		fmt.Fprintf(b, "  %s does not exist: no speaker has joined yet\n", v.Path)
 		return
@@ -57,12 +58,12 @@ func WriteSequential(b *strings.Builder, v nodemonitor.View, s Sightings) {
 }
 
 // watching says what seat i watches, in words.
-func watching(v nodemonitor.View, i int, s Sightings) string {
+func watching(v nodemonitor.View, i int, s fourletter.Sightings) string {
 	paths, vis := s.Session(v.Seats[i].Owner)
 	switch vis {
-	case NotConnected:
+	case fourletter.NotConnected:
 		return notConnected
-	case NotVisible:
+	case fourletter.NotVisible:
 		return notVisible
 	}
 	var out []string
@@ -93,7 +94,7 @@ func watching(v nodemonitor.View, i int, s Sightings) string {
 // WriteSingleFile prints a single-file election: the holder, and the
 // candidates waiting for its znode to go, by the name each one leaves in
 // the servers' watch lists (znodemonitor.NameTag), or by session.
-func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s Sightings) {
+func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s fourletter.Sightings) {
 	if !h.Held {
 		fmt.Fprintf(b, "  nobody holds %s: nobody speaks\n", h.Path)
 	} else {
@@ -120,7 +121,7 @@ func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s Sightings) {
 		}
 		fmt.Fprintf(b, "  waiting %d %s %s: %s\n", len(waiting), sessions, h.Path, strings.Join(waiting, " "))
 	}
-	if !s.complete {
+	if !s.Complete() {
 		fmt.Fprintln(b, "  not visible: candidates connected to a server that did not answer wchc and cons")
 	}
 }

@@ -3,6 +3,7 @@ package status
 import (
 	"strings"
 	"testing"
+	"zkspeaker/internal/fourletter"
 
 	"zkspeaker/nodemonitor"
 	"zkspeaker/znodemonitor"
@@ -16,10 +17,7 @@ func TestWatchesColumn(t *testing.T) {
 		{Candidate: nodemonitor.Candidate{Name: "n-0000000001", Seq: 1}, Data: "b", Owner: 2},
 		{Candidate: nodemonitor.Candidate{Name: "n-0000000002", Seq: 2}, Data: "c", Owner: 3},
 	}}
-	seen := Sightings{
-		watches: map[int64][]string{1: {"/e/n-0000000000"}, 2: {"/e/n-0000000000"}},
-		seen:    map[int64]bool{1: true, 2: true, 3: true},
-	}
+	watches := map[int64][]string{1: {"/e/n-0000000000"}, 2: {"/e/n-0000000000"}}
 	for _, c := range []struct {
 		name     string
 		complete bool
@@ -31,14 +29,13 @@ func TestWatchesColumn(t *testing.T) {
 		{"a session in no list, a server not heard", false, 2, []string{"itself", notVisible, inferredChildren}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := seen
-			s.complete = c.complete
-			s.seen = map[int64]bool{}
-			for id := range seen.seen {
+			where := map[int64]string{}
+			for _, id := range []int64{1, 2, 3} {
 				if id != c.drop {
-					s.seen[id] = true
+					where[id] = "127.0.0.1:2181"
 				}
 			}
+			s := fourletter.NewSightings(watches, where, c.complete)
 			for i, want := range c.want {
 				if got := watching(v, i, s); got != want {
 					t.Errorf("seat %d watches %q, want %q", i, got, want)
@@ -52,10 +49,9 @@ func TestWatchesColumn(t *testing.T) {
 // the watch lists, and status's own session not at all.
 func TestSingleFileWaitersByName(t *testing.T) {
 	tag, _ := znodemonitor.NameTag("/speaker", "f/2")
-	s := Sightings{Self: 9, complete: true,
-		watches: map[int64][]string{1: {"/speaker"}, 2: {"/speaker", tag}, 3: {"/speaker"}, 9: {"/speaker"}},
-		seen:    map[int64]bool{1: true, 2: true, 3: true, 9: true},
-	}
+	s := fourletter.NewSightings(map[int64][]string{1: {"/speaker"}, 2: {"/speaker", tag}, 3: {"/speaker"}, 9: {"/speaker"}},
+		map[int64]string{1: "a:1", 2: "a:1", 3: "a:1", 9: "a:1"}, true)
+	s.Self = 9
 	var b strings.Builder
 	WriteSingleFile(&b, znodemonitor.Holder{Path: "/speaker", Held: true, Data: "f1", Owner: 1, Czxid: 7}, s)
 	want := "  leader  f1  session 0x1  epoch 7\n  waiting 2 sessions watch /speaker: 0x3 f/2 (0x2)\n"

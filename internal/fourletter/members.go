@@ -1,4 +1,4 @@
-package status
+package fourletter
 
 import (
 	"context"
@@ -7,34 +7,42 @@ import (
 	"strings"
 	"time"
 
-	"zkspeaker/recoverable"
+	"github.com/go-zookeeper/zk"
 )
 
-// members is the list of servers that status asks, and whether it is the
-// whole ensemble: each server knows only the sessions connected to it, so a
-// session on a server left out cannot be seen.
-type members struct {
-	addrs []string // client addresses, --servers first
-	size  int      // servers in /zookeeper/config; 0 when it has none (standalone)
-	known bool     // /zookeeper/config was read
-	// complete is true when addrs hold every server of the ensemble.
-	complete bool
+// Members is the list of servers to ask about sessions, and whether it is
+// the whole ensemble: each server knows only the sessions connected to it,
+// so a session on a server left out cannot be seen.
+type Members struct {
+	// Addrs are the client addresses, the servers given first.
+	Addrs []string
+	// Size is the number of servers in /zookeeper/config; 0 when it lists
+	// none (standalone).
+	Size int
+	// Known is true when /zookeeper/config was read.
+	Known bool
+	// Complete is true when Addrs hold every server of the ensemble.
+	Complete bool
 }
 
-// readMembers unions the servers given with those that /zookeeper/config
+// Getter reads a znode, as recoverable.RecoverableZookeeper.Get does
+// (this package sits below recoverable, which asks servers their mode).
+type Getter func(ctx context.Context, path string) ([]byte, *zk.Stat, error)
+
+// ReadMembers unions the servers given with those that /zookeeper/config
 // lists (ZooKeeper 3.5 and later publish it; a server line names its client
 // port after a ";" when its config does, as ensemble.sh writes them). When
 // the config cannot be read now, as while status itself is disconnected, it
 // keeps what it knew before.
-func readMembers(ctx context.Context, rz *recoverable.RecoverableZookeeper, given []string, before members) members {
+func ReadMembers(ctx context.Context, get Getter, given []string, before Members) Members {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	data, _, err := rz.Get(ctx, "/zookeeper/config")
+	data, _, err := get(ctx, "/zookeeper/config")
 	if err != nil {
-		if before.addrs != nil {
+		if before.Addrs != nil {
 			return before
 		}
-		return members{addrs: given}
+		return Members{Addrs: given}
 	}
 	return parseMembers(string(data), given)
 }
@@ -45,25 +53,25 @@ func readMembers(ctx context.Context, rz *recoverable.RecoverableZookeeper, give
 //
 // Without the part after the ";", the line says nothing of where clients
 // connect, and the servers given must do.
-func parseMembers(config string, given []string) members {
-	m := members{addrs: slices.Clone(given), known: true}
+func parseMembers(config string, given []string) Members {
+	m := Members{Addrs: slices.Clone(given), Known: true}
 	named := 0 // server lines with a client address
 	for _, line := range strings.Split(config, "\n") {
 		key, value, ok := strings.Cut(strings.TrimSpace(line), "=")
 		if !ok || !strings.HasPrefix(key, "server.") {
 			continue
 		}
-		m.size++
+		m.Size++
 		if addr, ok := clientAddr(value); ok {
 			named++
-			if !slices.Contains(m.addrs, addr) {
-				m.addrs = append(m.addrs, addr)
+			if !slices.Contains(m.Addrs, addr) {
+				m.Addrs = append(m.Addrs, addr)
 			}
 		}
 	}
 	// Without client ports, trust the servers given when there are as many
 	// as the config lists (and a standalone server lists none).
-	m.complete = named == m.size || m.size <= len(given)
+	m.Complete = named == m.Size || m.Size <= len(given)
 	return m
 }
 

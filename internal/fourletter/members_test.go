@@ -1,4 +1,4 @@
-package status
+package fourletter
 
 import (
 	"slices"
@@ -22,7 +22,7 @@ func TestParseMembers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := parseMembers(c.config, given)
-			if !slices.Equal(m.addrs, c.want) || m.complete != c.complete || !m.known {
+			if !slices.Equal(m.Addrs, c.want) || m.Complete != c.complete || !m.Known {
 				t.Errorf("parseMembers(%q) = %+v, want addrs %v, complete %v", c.config, m, c.want, c.complete)
 			}
 		})

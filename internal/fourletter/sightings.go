@@ -1,26 +1,24 @@
-package status
+package fourletter
 
 import (
 	"context"
 	"slices"
 	"sync"
 	"time"
-
-	"zkspeaker/internal/fourletter"
 )
 
 // Sightings is what the servers say about the ensemble's sessions, from the
 // four-letter words: each server's mode (srvr), where each session is
 // connected (cons), and what it watches (wchc). A server knows only its own
-// connections, so status asks every server it knows of.
+// connections, so Gather asks every server it knows of.
 type Sightings struct {
 	// Servers are the servers asked, with their modes.
-	Servers []fourletter.ServerInfo
-	// Self is status's own session, which is no candidate.
+	Servers []ServerInfo
+	// Self is the asker's own session, which is no candidate.
 	Self int64
 
 	watches map[int64][]string // data watches, of sessions on servers that answered wchc
-	seen    map[int64]bool     // sessions connected to a server that answered both cons and wchc
+	where   map[int64]string   // the server of each session connected to one that answered both cons and wchc
 	// complete is true when every server of the ensemble answered cons and
 	// wchc: a session then missing from every answer has no connection.
 	complete bool
@@ -42,11 +40,18 @@ const (
 	NotVisible
 )
 
+// NewSightings is what the servers said: each session's data watches, the
+// server each session is connected to, and whether every server answered.
+// Gather makes them from the servers; tests make their own.
+func NewSightings(watches map[int64][]string, where map[int64]string, complete bool) Sightings {
+	return Sightings{watches: watches, where: where, complete: complete}
+}
+
 // Session returns the data watches of session id, and whether they can be
 // known at all.
 func (s Sightings) Session(id int64) ([]string, Visibility) {
 	switch {
-	case s.seen[id]:
+	case s.where[id] != "":
 		return s.watches[id], Seen
 	case s.complete:
 		return nil, NotConnected
@@ -55,12 +60,16 @@ func (s Sightings) Session(id int64) ([]string, Visibility) {
 	}
 }
 
+// Server returns the server that session id is connected to, or "" when
+// none that answered holds it.
+func (s Sightings) Server(id int64) string { return s.where[id] }
+
 // Watchers returns the sessions seen watching path, each with all its data
 // watches.
 func (s Sightings) Watchers(path string) map[int64][]string {
 	out := map[int64][]string{}
 	for id, paths := range s.watches {
-		if s.seen[id] && slices.Contains(paths, path) {
+		if s.where[id] != "" && slices.Contains(paths, path) {
 			out[id] = paths
 		}
 	}
@@ -73,7 +82,7 @@ func (s Sightings) Complete() bool { return s.complete }
 
 // answer is one server's reply to the three words.
 type answer struct {
-	info     fourletter.ServerInfo
+	info     ServerInfo
 	watches  map[int64][]string
 	sessions []int64
 	ok       bool // both cons and wchc answered
@@ -90,9 +99,9 @@ const (
 	relooks = 2
 )
 
-// gather asks every member what it knows of the sessions; self is
-// status's own, which needs no watch.
-func gather(ctx context.Context, m members, self int64) Sightings {
+// Gather asks every member what it knows of the sessions; self is the
+// asker's own, which needs no watch.
+func Gather(ctx context.Context, m Members, self int64) Sightings {
 	s := gatherOnce(ctx, m)
 	for i := 0; i < relooks && s.bare(self); i++ {
 		select {
@@ -107,7 +116,7 @@ func gather(ctx context.Context, m members, self int64) Sightings {
 
 // bare reports whether a session seen, other than self, has no watch.
 func (s Sightings) bare(self int64) bool {
-	for id := range s.seen {
+	for id := range s.where {
 		if id != self && len(s.watches[id]) == 0 {
 			return true
 		}
@@ -117,21 +126,21 @@ func (s Sightings) bare(self int64) bool {
 
 // gatherOnce asks every member at once, and gives them a second in all: a
 // server that is down or frozen must not hold up the picture of the rest.
-func gatherOnce(ctx context.Context, m members) Sightings {
+func gatherOnce(ctx context.Context, m Members) Sightings {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	answers := make([]answer, len(m.addrs))
+	answers := make([]answer, len(m.Addrs))
 	var wg sync.WaitGroup
-	for i, addr := range m.addrs {
+	for i, addr := range m.Addrs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i] = ask(ctx, addr)
+			answers[i] = askServer(ctx, addr)
 		}()
 	}
 	wg.Wait()
 
-	s := Sightings{watches: map[int64][]string{}, seen: map[int64]bool{}, complete: m.complete}
+	s := Sightings{watches: map[int64][]string{}, where: map[int64]string{}, complete: m.Complete}
 	for _, a := range answers {
 		s.Servers = append(s.Servers, a.info)
 		if !a.ok {
@@ -139,7 +148,7 @@ func gatherOnce(ctx context.Context, m members) Sightings {
 			continue
 		}
 		for _, id := range a.sessions {
-			s.seen[id] = true
+			s.where[id] = a.info.Addr
 		}
 		for id, paths := range a.watches {
 			for _, p := range paths {
@@ -152,15 +161,16 @@ func gatherOnce(ctx context.Context, m members) Sightings {
 	return s
 }
 
-// ask asks one server for its mode, its connections and their watches.
-func ask(ctx context.Context, addr string) answer {
-	info := fourletter.Srvr(ctx, addr)
-	a := answer{info: fourletter.ServerInfo{Addr: info.Addr, Mode: info.Mode}} // only what status shows
+// askServer asks one server for its mode, its connections and their
+// watches.
+func askServer(ctx context.Context, addr string) answer {
+	info := Srvr(ctx, addr)
+	a := answer{info: ServerInfo{Addr: info.Addr, Mode: info.Mode, Connections: info.Connections}} // what a picture of the ensemble shows
 	if info.Mode == "down" {
 		return a
 	}
-	sessions, errC := fourletter.Sessions(ctx, addr)
-	watches, errW := fourletter.Watches(ctx, addr)
+	sessions, errC := Sessions(ctx, addr)
+	watches, errW := Watches(ctx, addr)
 	a.sessions, a.watches, a.ok = sessions, watches, errC == nil && errW == nil
 	return a
 }

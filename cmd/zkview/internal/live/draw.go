@@ -1,0 +1,110 @@
+package live
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"zkspeaker/internal/fourletter"
+	"zkspeaker/nodemonitor"
+	"zkspeaker/znodemonitor"
+)
+
+// draw makes a Board of what the readers saw.
+func (p *parts) draw() Board {
+	b := Board{Group: p.group, Config: p.config, Sequences: p.sequences, Out: p.out, Servers: []Server{}}
+	if p.election != nil {
+		b.Election = line(p.electionPanel, "sequential", "leader", *p.election, p.sightings)
+	}
+	if p.lock != nil {
+		b.Lock = line(p.lockPanel, "lock", "holder", *p.lock, p.sightings)
+	}
+	if p.single != nil {
+		b.Single = singleFile(p.singlePanel, *p.single, p.sightings)
+	}
+	for _, s := range p.sightings.Servers {
+		b.Servers = append(b.Servers, Server{Addr: s.Addr, Mode: s.Mode, Connections: s.Connections})
+	}
+	return b
+}
+
+// line draws a sequential election or a lock's queue: the first in line
+// leads (or holds), each other one waits on what the servers say it
+// watches.
+func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sightings) *Election {
+	e := &Election{Panel: p, Kind: kind, Candidates: []Candidate{}}
+	e.Exists = v.Exists
+	for i, seat := range v.Seats {
+		c := candidate(seat.Data, seat.Owner, s)
+		c.Znode, c.Epoch, c.Role = seat.Name, seat.Czxid, "waiting"
+		if i == 0 {
+			c.Role = first
+		}
+		paths, _ := s.Session(seat.Owner)
+		for _, w := range paths {
+			if w == v.Path {
+				c.Watches = append(c.Watches, "*")
+			} else if child, ok := strings.CutPrefix(w, v.Path+"/"); ok {
+				c.Watches = append(c.Watches, child)
+			}
+		}
+		// wchc lists no children watches: a candidate the servers see
+		// with no watch at all watches the whole list (the herd), or is
+		// between two watches for a moment.
+		if i > 0 && c.Seen == "connected" && len(c.Watches) == 0 {
+			c.Watches = []string{"*"}
+		}
+		if slices.Contains(c.Watches, "*") {
+			e.Herd = true
+		}
+		e.Candidates = append(e.Candidates, c)
+	}
+	return e
+}
+
+// singleFile draws a single-file election: the holder of the znode, and
+// the sessions the servers see waiting for it to go, by the name each
+// leaves in the watch lists.
+func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Election {
+	e := &Election{Panel: p, Kind: "single-file", Candidates: []Candidate{}}
+	e.Exists = h.Held
+	if h.Held {
+		c := candidate(h.Data, h.Owner, s)
+		c.Role, c.Epoch = "leader", h.Czxid
+		e.Candidates = append(e.Candidates, c)
+	}
+	var waiting []Candidate
+	for id, paths := range s.Watchers(h.Path) {
+		if (h.Held && id == h.Owner) || id == s.Self {
+			continue
+		}
+		name := fmt.Sprintf("0x%x", id)
+		for _, w := range paths {
+			if tagged, ok := znodemonitor.TaggedName(h.Path, w); ok {
+				name = tagged
+			}
+		}
+		c := candidate(name, id, s)
+		c.Role, c.Watches = "waiting", []string{"*"}
+		waiting = append(waiting, c)
+	}
+	slices.SortFunc(waiting, func(a, b Candidate) int { return strings.Compare(a.Name, b.Name) })
+	e.Candidates = append(e.Candidates, waiting...)
+	return e
+}
+
+// candidate is a contender by its name and its session, as the servers see
+// that session.
+func candidate(name string, owner int64, s fourletter.Sightings) Candidate {
+	c := Candidate{Name: name, Session: fmt.Sprintf("0x%x", owner), Watches: []string{}}
+	_, vis := s.Session(owner)
+	switch vis {
+	case fourletter.Seen:
+		c.Seen, c.Server = "connected", s.Server(owner)
+	case fourletter.NotConnected:
+		c.Seen = "not connected"
+	default:
+		c.Seen = "unknown"
+	}
+	return c
+}

@@ -1,0 +1,156 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
+	"zkspeaker/znodemonitor"
+)
+
+// retryPause is how long a reader waits before it reads again after a
+// failed read: the session's own retries have been spent by then, and the
+// panel says why it is stale meanwhile.
+const retryPause = time.Second
+
+// readFunc reads one panel, hands it to the hub, and returns the watch that
+// fires at the panel's next change. notified is when the notification
+// behind this read arrived, zero for the first read.
+type readFunc func(ctx context.Context, notified time.Time) (<-chan zk.Event, error)
+
+// follow reads with read after every notification of its watch, until ctx
+// ends: ZooKeeper's watches, not a timer, drive every panel. A failed read
+// is shown with fail and tried again after retryPause; an expired session
+// fires every watch (go-zookeeper sends EventNotWatching), so the panel is
+// read again on the new session.
+func follow(ctx context.Context, read readFunc, fail func(error)) {
+	var notified time.Time
+	for {
+		wake, err := read(ctx, notified)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			fail(err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(retryPause):
+			}
+			notified = time.Time{}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			notified = time.Now()
+		}
+	}
+}
+
+// followLine follows a sequential election (kind "sequential") or a lock's
+// queue (kind "lock") at p.Path, and asks the servers who watches whom
+// after each change.
+func (h *Hub) followLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel, kind string, poke func()) {
+	set := func(pp *parts, v *nodemonitor.View, panel Panel) {
+		if kind == "lock" {
+			pp.lock, pp.lockPanel = v, panel
+		} else {
+			pp.election, pp.electionPanel = v, panel
+		}
+	}
+	follow(ctx, func(ctx context.Context, notified time.Time) (<-chan zk.Event, error) {
+		v, wake, err := nodemonitor.Inspect(ctx, rz, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		h.update(notified, kind+" "+p.Path, func(pp *parts) { set(pp, &v, p) })
+		poke()
+		return wake, nil
+	}, func(err error) {
+		h.update(time.Time{}, kind+" "+p.Path, func(pp *parts) {
+			failed := p
+			failed.Err = err.Error()
+			v := nodemonitor.View{Path: p.Path}
+			if old := pp.election; kind != "lock" && old != nil {
+				v = *old
+			} else if old := pp.lock; kind == "lock" && old != nil {
+				v = *old
+			}
+			set(pp, &v, failed)
+		})
+	})
+}
+
+// followSingle follows a single-file election's znode.
+func (h *Hub) followSingle(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel, poke func()) {
+	follow(ctx, func(ctx context.Context, notified time.Time) (<-chan zk.Event, error) {
+		holder, wake, err := znodemonitor.Inspect(ctx, rz, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		h.update(notified, "single-file "+p.Path, func(pp *parts) { pp.single, pp.singlePanel = &holder, p })
+		poke()
+		return wake, nil
+	}, func(err error) {
+		h.update(time.Time{}, "single-file "+p.Path, func(pp *parts) {
+			pp.singlePanel = p
+			pp.singlePanel.Err = err.Error()
+			if pp.single == nil {
+				pp.single = &znodemonitor.Holder{Path: p.Path}
+			}
+		})
+	})
+}
+
+// followGroup follows a group's members: the children of its znode.
+func (h *Hub) followGroup(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel) {
+	follow(ctx, func(ctx context.Context, notified time.Time) (<-chan zk.Event, error) {
+		names, exists, wake, err := children(ctx, rz, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		g := &Group{Panel: p, Members: names}
+		g.Exists = exists
+		h.update(notified, "group "+p.Path, func(pp *parts) { pp.group = g })
+		return wake, nil
+	}, func(err error) {
+		h.update(time.Time{}, "group "+p.Path, func(pp *parts) {
+			g := &Group{Panel: p, Members: []string{}}
+			if pp.group != nil {
+				g.Members, g.Exists = pp.group.Members, pp.group.Exists
+			}
+			g.Err = err.Error()
+			pp.group = g
+		})
+	})
+}
+
+// children lists the children of path, sorted, and leaves a watch for the
+// next change of the list, or for the path's creation when it is missing.
+func children(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, bool, <-chan zk.Event, error) {
+	for {
+		names, wake, err := rz.ChildrenW(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			ok, _, wake, err := rz.ExistsW(ctx, path)
+			if err != nil || ok {
+				if ok {
+					continue // created between the two calls
+				}
+				return nil, false, nil, err
+			}
+			return []string{}, false, wake, nil
+		}
+		if err != nil {
+			return nil, false, nil, err
+		}
+		slices.Sort(names)
+		return names, true, wake, nil
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/cmd/zkview/internal/live"
+	"zkspeaker/cmd/zkview/internal/page"
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/recipes/sequence"
+	"zkspeaker/recoverable"
+)
+
+// settings are zkview's flags, checked.
+type settings struct {
+	cmdline.ZooKeeper
+	listen  string
+	sources live.Sources
+}
+
+// parse checks every flag before anything starts: bad input is one line
+// naming the flag, and nothing is served or opened.
+func parse(c *cli.Context) (settings, error) {
+	var s settings
+	if c.Args().Len() > 0 {
+		return s, cmdline.Usage("takes no arguments, got %q (%s)", c.Args().First(), c.App.UsageText)
+	}
+	var err error
+	if s.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
+		return s, err
+	}
+	if s.listen, err = parseListen(c.String("listen")); err != nil {
+		return s, cmdline.BadFlag("listen", "%v", err)
+	}
+	panel := func(flag string) (live.Panel, error) {
+		p := live.Panel{Path: c.String(flag), Named: c.IsSet(flag)}
+		if p.Path == "" && !c.IsSet(flag) {
+			return p, nil
+		}
+		if err := recoverable.ValidatePath(p.Path); err != nil || p.Path == "/" {
+			return p, cmdline.BadFlag(flag, "%q is not a znode path below / (such as /election)", p.Path)
+		}
+		return p, nil
+	}
+	src := &s.sources
+	for _, f := range []struct {
+		flag string
+		p    *live.Panel
+	}{{"election", &src.Election}, {"single-file", &src.Single}, {"lock", &src.Lock}, {"group", &src.Group}, {"config", &src.Config}, {"seqid", &src.Sequences}} {
+		if *f.p, err = panel(f.flag); err != nil {
+			return s, err
+		}
+	}
+	src.Servers, src.Persistence, src.Out = s.Servers, sequence.DefaultElection, c.String("out")
+	return s, nil
+}
+
+// parseListen checks a host:port to listen on.
+func parseListen(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q is not host:port (such as 127.0.0.1:8181)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%q: the port must be a number from 0 to 65535", addr)
+	}
+	if host != "" && net.ParseIP(host) == nil && host != "localhost" {
+		return "", fmt.Errorf("%q: the host must be an IP address or localhost", addr)
+	}
+	return addr, nil
+}
+
+// run serves the page until SIGINT, SIGTERM or SIGHUP.
+func run(c *cli.Context) error {
+	s, err := parse(c)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", s.listen)
+	if err != nil {
+		return fmt.Errorf("cannot serve on --listen %s: %w", s.listen, errors.Unwrap(err))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	log := s.Logger()
+	rz, _, err := s.Connect(log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer rz.Close()
+	hush := cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)
+	defer hush()
+
+	hub := live.NewHub()
+	// The page's event streams end with ctx: each request's context is
+	// made from it.
+	srv := &http.Server{Handler: page.Handler(hub), ReadHeaderTimeout: 5 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		hub.Run(ctx, rz, s.sources)
+	}()
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Println(url) // for scripts: the address, port 0 resolved
+	log.Info("serving the page: open it in a browser", "url", url)
+
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	stop()
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shut) // the event streams end with their requests' contexts
+	<-followed
+	log.Info("stopped serving the page")
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

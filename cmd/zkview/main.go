@@ -37,7 +37,8 @@ func newApp() *cli.App {
 		UsageText: "zkview [options]",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
 			"\nOpen the address it prints in a browser. A panel shows once its znode exists,\n" +
-			"or at once when its flag is given. zkview only reads: it creates nothing.\n",
+			"or at once when its flag is given; a flag set to \"\" leaves its panel out.\n" +
+			"zkview only reads: it creates nothing.\n",
 		Flags: []cli.Flag{
 			cmdline.ServersFlag(),
 			&cli.StringFlag{Name: "listen", Value: defaultListen, Usage: "`host:port` to serve the page on; port 0 picks a free one"},
@@ -47,6 +48,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "group", Usage: "a group's `znode` (zkgroup join GROUP); none unless given"},
 			&cli.StringFlag{Name: "config", Value: config.DefaultBase, Usage: "the `znode` under which configuration keys live (zkconfig --path)"},
 			&cli.StringFlag{Name: "seqid", Value: sequence.DefaultRoot, Usage: "the `znode` under which the sequences live (seqid)"},
+			&cli.StringFlag{Name: "seqid-election", Value: sequence.DefaultElection, Usage: "the `znode` under which the sequences' persistence processes stand for election (seqid persist --election)"},
 			&cli.StringFlag{Name: "out", Value: "out/out.txt", Usage: "the speakers' out `file`, followed as it grows"},
 			cmdline.SessionTimeoutFlag(),
 			cmdline.AuthFlag("to read znodes that only this identity may read"),

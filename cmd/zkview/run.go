@@ -17,7 +17,6 @@ import (
 	"zkspeaker/cmd/zkview/internal/live"
 	"zkspeaker/cmd/zkview/internal/page"
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
 )
 
@@ -44,8 +43,8 @@ func parse(c *cli.Context) (settings, error) {
 	}
 	panel := func(flag string) (live.Panel, error) {
 		p := live.Panel{Path: c.String(flag), Named: c.IsSet(flag)}
-		if p.Path == "" && !c.IsSet(flag) {
-			return p, nil
+		if p.Path == "" { // --election "" leaves the panel out
+			return live.Panel{}, nil
 		}
 		if err := recoverable.ValidatePath(p.Path); err != nil || p.Path == "/" {
 			return p, cmdline.BadFlag(flag, "%q is not a znode path below / (such as /election)", p.Path)
@@ -61,7 +60,11 @@ func parse(c *cli.Context) (settings, error) {
 			return s, err
 		}
 	}
-	src.Servers, src.Persistence, src.Out = s.Servers, sequence.DefaultElection, c.String("out")
+	persist, err := panel("seqid-election")
+	if err != nil {
+		return s, err
+	}
+	src.Servers, src.Persistence, src.Out = s.Servers, persist.Path, c.String("out")
 	return s, nil
 }
 

@@ -89,7 +89,7 @@ func (p *page) eval(expr string) string {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.tab, 5*time.Second)
 	defer cancel()
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string]("String(" + expr + ")"))
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string]("String("+expr+")"))
 	if err != nil {
 		p.t.Fatalf("evaluate %s: %v", expr, err)
 	}

@@ -78,4 +78,3 @@ func run(t *testing.T, bin string, args ...string) {
 		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
 	}
 }
-

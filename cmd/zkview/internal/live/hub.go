@@ -25,7 +25,7 @@ type Hub struct {
 	// content is the board's panels alone as JSON, to tell a change from
 	// a look that found nothing new.
 	content []byte
-	subs  map[chan []byte]struct{}
+	subs    map[chan []byte]struct{}
 	// since is when each election was last seen without a leader, to
 	// tell how long nobody led when the next one comes.
 	since map[string]time.Time

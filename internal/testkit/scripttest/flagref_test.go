@@ -39,6 +39,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 		{ref, "### `speaker chaos`", "speaker", []string{"chaos"}},
 		{ref, "### `zkgroup`", "zkgroup", []string{"create", "join", "list", "delete"}},
 		{ref, "### `zkconfig`", "zkconfig", []string{"update", "watch", "set", "get"}},
+		{ref, "### `zkview`", "zkview", []string{""}},
 		{ref, "### `seqid`", "seqid", []string{"create", "delete", "list", "next", "restore", "persist", "bench"}},
 		{filepath.Join(root, "recipes", "lock", "README.md"), "## Run along: `zklock`", "zklock", []string{""}},
 	} {
@@ -60,7 +61,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 	}
 }
 
-// buildAll builds the five programs into a temporary folder.
+// buildAll builds the six programs into a temporary folder.
 func buildAll(t *testing.T, root string) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
@@ -70,7 +71,7 @@ func buildAll(t *testing.T, root string) map[string]string {
 		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
 	}
 	bins := map[string]string{}
-	for _, p := range []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid"} {
+	for _, p := range []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview"} {
 		bins[p] = filepath.Join(dir, p)
 	}
 	return bins

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-tools tmux build demo demo-tmux chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
+.PHONY: all deps test-tools tmux build demo demo-tmux screenshots chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
@@ -34,9 +34,10 @@ missing=""; for t in $(1); do command -v $$t >/dev/null 2>&1 || missing="$$missi
   else echo "not found:$$missing: install with your package manager" >&2; exit 1; fi; }
 endef
 
-## build: build every command into bin/ (speaker, zklock, ...)
+## build: build every command into bin/ (speaker, zklock, ..., zkview)
+COMMANDS := speaker zklock zkgroup zkconfig seqid zkview
 build:
-	$(GO) build -o bin/ ./cmd/...
+	$(GO) build -o bin/ $(addprefix ./cmd/,$(COMMANDS))
 
 ## demo: a 3-server ensemble, three speakers, SIGTERM and SIGKILL of the leader, a ZooKeeper server killed, the timeline
 demo: deps build
@@ -45,6 +46,12 @@ demo: deps build
 ## demo-tmux: the same ensemble and speakers in tmux panes, to kill by hand
 demo-tmux: deps tmux build
 	bash ensemble-scripts/demo-tmux.sh
+
+## screenshots: run the demo and save zkview's page at three moments in docs/img (needs chromium)
+screenshots: deps build
+	@$(call install,chromium)
+	$(GO) build -o bin/zkview-snapshot ./cmd/zkview/internal/snapshot
+	DEMO_SHOTS=$(CURDIR)/docs/img bash ensemble-scripts/demo.sh
 
 ## chaos: a seeded 2-minute fault soak on a 3-server ensemble, then the exact check (CHAOS_FLAGS="--seed 7 --duration 10m ...")
 chaos: deps build

@@ -2,7 +2,8 @@
 # demo-tmux.sh is `make demo-tmux`: the three-terminal walkthrough in one
 # tmux window. A 3-server ensemble runs in the background; the window has a
 # pane per speaker, a pane tailing out/out.txt and a pane running
-# `speaker status --watch`. Kill speakers by hand (Ctrl-C in a pane), start
+# `speaker status --watch`, and zkview serves a live page of it all, whose
+# address the script prints. Kill speakers by hand (Ctrl-C in a pane), start
 # them again (Up, Enter), and watch the others take over.
 # Detaching (Ctrl-b d) or closing the window ends the demo: the speakers
 # get SIGTERM (they leave the election), then the panes close and every
@@ -12,6 +13,7 @@
 #
 # Environment: DEMO_TMUX_DETACHED=1 sets everything up and returns without
 # attaching (for tests; stop with `demo-tmux.sh stop`), SPEAKER_BIN,
+# ZKVIEW_BIN, ZKVIEW_LISTEN (default 127.0.0.1:8181; :0 picks a free port),
 # ZK_BASE_PORT, ENSEMBLE_DIR, OUT (default out/out.txt), TMUX_SESSION
 # (default zkspeaker).
 set -euo pipefail
@@ -19,6 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 BIN=${SPEAKER_BIN:-$root/bin/speaker}
+ZKVIEW=${ZKVIEW_BIN:-$root/bin/zkview}
 OUT=${OUT:-$root/out/out.txt}
 SESSION_NAME=${TMUX_SESSION:-zkspeaker}
 
@@ -53,6 +56,7 @@ if [ "${1:-}" = stop ]; then
 fi
 command -v tmux >/dev/null 2>&1 || { echo "demo-tmux.sh: tmux not found: install it (apt-get install tmux, brew install tmux)" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "demo-tmux.sh: $BIN not found: run make build" >&2; exit 1; }
+[ -x "$ZKVIEW" ] || { echo "demo-tmux.sh: $ZKVIEW not found: run make build" >&2; exit 1; }
 if tmux has-session -t "$SESSION_NAME" 2>/dev/null; then
 	echo "demo-tmux.sh: tmux session $SESSION_NAME already exists: attach with tmux attach -t $SESSION_NAME, or end it with $0 stop" >&2
 	exit 1
@@ -78,12 +82,28 @@ pane "$status_pane" "$BIN status --watch --servers $servers"
 tail_pane=$(tmux split-window -t "$SESSION_NAME" -c "$root" -P -F '#{pane_id}')
 tmux select-pane -t "$tail_pane" -T "$(basename "$OUT")"
 pane "$tail_pane" "tail -F $OUT"
+view_pane=$(tmux split-window -t "$SESSION_NAME" -c "$root" -P -F '#{pane_id}')
+tmux select-pane -t "$view_pane" -T zkview
+pane "$view_pane" "$ZKVIEW --servers $servers --out $OUT --listen ${ZKVIEW_LISTEN:-127.0.0.1:8181}"
 for i in 1 2 3; do
 	p=$(tmux split-window -t "$SESSION_NAME" -c "$root" -P -F '#{pane_id}')
 	tmux select-pane -t "$p" -T "speaker-$i"
 	pane "$p" "$BIN --servers $servers --name speaker-$i --out $OUT"
 	tmux select-layout -t "$SESSION_NAME" tiled >/dev/null
 done
+
+# zkview prints its address first thing (port 0 resolved): say it here.
+url=""
+for ((k = 0; k < 100; k++)); do
+	url=$(tmux capture-pane -p -t "$view_pane" | grep -o -m 1 'http://[0-9.:]*/' || true)
+	[ -n "$url" ] && break
+	sleep 0.05
+done
+if [ -n "$url" ]; then
+	echo "Watch it live in a browser: $url (zkview)"
+else
+	echo "demo-tmux.sh: zkview printed no address; see its pane" >&2
+fi
 
 if [ "${DEMO_TMUX_DETACHED:-0}" = 1 ]; then
 	trap - EXIT

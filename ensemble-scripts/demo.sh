@@ -10,8 +10,14 @@
 # Everything it starts is stopped at the end, on Ctrl-C too; out/demo/ stays
 # for inspection.
 #
+# zkview serves a live page of it all meanwhile; the demo prints its
+# address.
+#
 # Environment: DEMO_FAST=1 (short ticks and timeouts, for CI), DEMO_OUT
 # (default out/ under the repository), SPEAKER_BIN (default bin/speaker),
+# ZKVIEW_BIN (default bin/zkview), ZKVIEW_LISTEN (default 127.0.0.1:8181;
+# :0 picks a free port), DEMO_SHOTS (a folder: save the page as PNGs there
+# at three moments, with SNAPSHOT_BIN, which `make screenshots` builds),
 # ZK_BASE_PORT (2181).
 set -euo pipefail
 
@@ -21,6 +27,7 @@ out_root=${DEMO_OUT:-$root/out}
 demo=$out_root/demo
 export ENSEMBLE_DIR=$out_root/ensemble
 BIN=${SPEAKER_BIN:-$root/bin/speaker}
+ZKVIEW=${ZKVIEW_BIN:-$root/bin/zkview}
 
 if [ "${DEMO_FAST:-0}" = 1 ]; then
 	export ZK_TICK_MS=200
@@ -52,6 +59,7 @@ cleanup() {
 }
 
 [ -x "$BIN" ] || { echo "demo.sh: $BIN not found: run make build" >&2; exit 1; }
+[ -x "$ZKVIEW" ] || { echo "demo.sh: $ZKVIEW not found: run make build" >&2; exit 1; }
 # Below, the demo deletes $ENSEMBLE_DIR: refuse if any server of it runs,
 # serving or not. (No `status | grep -q` here: under pipefail, grep's early
 # exit kills status with SIGPIPE and the check never fires.)
@@ -80,6 +88,34 @@ event() {
 say "Start a 3-server ZooKeeper ensemble (tickTime ${ZK_TICK_MS} ms)"
 servers=$("$here/ensemble.sh" start 3 | tail -n 1)
 "$here/ensemble.sh" status
+
+# zkview prints its address on stdout once it serves; port 0 (a free one)
+# when the usual one is taken.
+start_zkview() {
+	local listen=$1 k
+	: >"$demo/zkview.url"
+	"$ZKVIEW" --servers "$servers" --out "$demo/out.txt" --listen "$listen" >"$demo/zkview.url" 2>"$demo/zkview.log" &
+	pid[zkview]=$!
+	for ((k = 0; k < 100; k++)); do
+		url=$(head -n 1 "$demo/zkview.url")
+		[ -n "$url" ] && return 0
+		kill -0 "${pid[zkview]}" 2>/dev/null || break
+		sleep 0.05
+	done
+	unset "pid[zkview]"
+	return 1
+}
+url=""
+start_zkview "${ZKVIEW_LISTEN:-127.0.0.1:8181}" || start_zkview 127.0.0.1:0 ||
+	{ echo "demo.sh: zkview did not start; see $demo/zkview.log" >&2; exit 1; }
+echo "Watch it live in a browser: $url (zkview, log $demo/zkview.log)"
+
+# shot saves the page as a PNG in $DEMO_SHOTS, when it is set.
+shot() {
+	[ -n "${DEMO_SHOTS:-}" ] || return 0
+	mkdir -p "$DEMO_SHOTS"
+	"${SNAPSHOT_BIN:-$root/bin/zkview-snapshot}" "$url" "$DEMO_SHOTS/$1" && echo "(the page: $DEMO_SHOTS/$1)"
+}
 
 say "Start three speakers; each joins /election with an EPHEMERAL|SEQUENTIAL znode"
 for name in "${NAMES[@]}"; do
@@ -115,6 +151,7 @@ sleep "$WATCH_S"
 echo "$leader speaks; the others wait in line, each watching only the one ahead:"
 "$BIN" status --servers "$servers"
 tail -n 3 "$demo/out.txt"
+shot zkview-1-three-candidates.png
 
 say "Step 1: SIGTERM $leader. It deletes its znode and closes its session, so the next in line takes over at once"
 event SIGTERM "$leader" the leader
@@ -125,6 +162,7 @@ leader=$(wait_writer "$leader" 10)
 sleep "$WATCH_S"
 echo "$leader took over:"
 tail -n 3 "$demo/out.txt"
+shot zkview-2-after-sigterm.png
 
 say "Step 2: SIGKILL $leader. Its znode stays until ZooKeeper expires its session ($SESSION), then the last speaker takes over"
 # (The braces silence bash's own "Killed" notice, printed when it reaps the job.)
@@ -158,6 +196,7 @@ if [ "$now" != "$leader" ]; then
 	echo "demo.sh: $now speaks instead of $leader after a ZooKeeper server died" >&2
 	exit 1
 fi
+shot zkview-3-after-server-kill.png
 
 # Paths relative to where make demo runs, when they are below it, so that
 # the report and the picture name out/demo/out.txt, not this checkout's path.

@@ -27,7 +27,8 @@ func demoCmd(t *testing.T, dir, script string, env ...string) (*exec.Cmd, *zktes
 	}
 	cmd := exec.Command("bash", filepath.Join(root, "ensemble-scripts", script))
 	cmd.Env = append(os.Environ(), append([]string{"DEMO_FAST=1", "DEMO_OUT=" + dir, "ENSEMBLE_DIR=" + filepath.Join(dir, "ensemble"),
-		fmt.Sprintf("ZK_BASE_PORT=%d", freeBase(t)), "SPEAKER_BIN=" + zktest.BuildSpeaker(t)}, env...)...)
+		fmt.Sprintf("ZK_BASE_PORT=%d", freeBase(t)), "SPEAKER_BIN=" + zktest.BuildSpeaker(t),
+		"ZKVIEW_BIN=" + zktest.BuildCommand(t, "zkview"), "ZKVIEW_LISTEN=127.0.0.1:0"}, env...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out := &zktest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -111,6 +112,13 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	checkDemoPicture(t, filepath.Join(dir, "demo"), out.String())
+	// zkview served the live page throughout, and the end stopped it.
+	if !regexp.MustCompile(`Watch it live in a browser: http://127\.0\.0\.1:\d+/`).MatchString(out.String()) {
+		t.Errorf("the demo printed no address of its live page:\n%s", out)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "demo", "zkview.log")); !strings.Contains(string(log), "stopped serving the page") {
+		t.Errorf("zkview did not stop at the demo's end; its log:\n%s", log)
+	}
 	// Not a terminal: plain headings, no escape sequences.
 	if i := strings.IndexByte(out.String(), 0x1b); i >= 0 {
 		t.Errorf("the demo's output, not a terminal, holds an ESC byte: %q", out.String()[max(0, i-20):min(len(out.String()), i+20)])

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func checkPaneTitles(t *testing.T, sock, session string) {
 	}
 	got := strings.Split(titles, "\n")
 	slices.Sort(got)
-	if want := []string{"out.txt", "speaker-1", "speaker-2", "speaker-3", "status"}; !slices.Equal(got, want) {
+	if want := []string{"out.txt", "speaker-1", "speaker-2", "speaker-3", "status", "zkview"}; !slices.Equal(got, want) {
 		t.Errorf("pane titles %q, want %q", got, want)
 	}
 }
@@ -108,6 +109,9 @@ func TestDemoTmuxStopsSpeakersCleanly(t *testing.T) {
 		t.Fatalf("demo-tmux.sh: %v\n%s", err, out)
 	}
 	checkPaneTitles(t, "", session)
+	if !regexp.MustCompile(`Watch it live in a browser: http://127\.0\.0\.1:\d+/ \(zkview\)`).MatchString(out.String()) {
+		t.Errorf("demo-tmux.sh printed no address of the live page:\n%s", out)
+	}
 
 	servers := []string{fmt.Sprintf("127.0.0.1:%d", base), fmt.Sprintf("127.0.0.1:%d", base+1), fmt.Sprintf("127.0.0.1:%d", base+2)}
 	rz := zktest.Connect(t, servers, 4*time.Second)

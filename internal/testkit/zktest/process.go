@@ -16,36 +16,52 @@ import (
 )
 
 var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
+	buildMu sync.Mutex
+	built   = map[string]*build{}
 )
 
+// build is one command built once per test binary.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 // BuildSpeaker builds cmd/speaker once per test binary and returns its path.
-func BuildSpeaker(t testing.TB) string {
+func BuildSpeaker(t testing.TB) string { return BuildCommand(t, "speaker") }
+
+// BuildCommand builds cmd/<name> once per test binary and returns its path.
+func BuildCommand(t testing.TB, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	buildMu.Lock()
+	b := built[name]
+	if b == nil {
+		b = &build{}
+		built[name] = b
+	}
+	buildMu.Unlock()
+	b.once.Do(func() {
 		root, err := RepoRoot()
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "zktest-speaker-")
+		dir, err := os.MkdirTemp("", "zktest-"+name+"-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		buildPath = filepath.Join(dir, "speaker")
-		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/speaker")
+		b.path = filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", b.path, "./cmd/"+name)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/speaker: %w\n%s", err, out)
+			b.err = fmt.Errorf("go build ./cmd/%s: %w\n%s", name, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return buildPath
+	return b.path
 }
 
 // Process is a child process whose output the test can read.

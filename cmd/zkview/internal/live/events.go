@@ -65,14 +65,14 @@ func (h *Hub) line(say sayer, what string, old, next *Election) {
 		h.since[what] = h.now()
 		say("leader", "nobody leads the %s now", what)
 	case now != nil && (was == nil || was.Name != now.Name || was.Epoch != now.Epoch):
-		gap := "in the same change"
-		if old == nil {
-			gap = "when zkview first looked"
-		} else if t, ok := h.since[what]; ok {
-			gap = fmt.Sprintf("after %s without one", h.now().Sub(t).Round(time.Millisecond))
+		how := ""
+		if t, ok := h.since[what]; ok {
+			how = fmt.Sprintf(", after %s without one", h.now().Sub(t).Round(time.Millisecond))
+		} else if was != nil {
+			how = fmt.Sprintf(": took over from %s in one change", was.Name)
 		}
 		delete(h.since, what)
-		say("leader", "%s %s now (epoch %d), %s", now.Name, verb(now.Role), now.Epoch, gap)
+		say("leader", "%s %s now (epoch %d)%s", now.Name, verb(now.Role), now.Epoch, how)
 	}
 }
 

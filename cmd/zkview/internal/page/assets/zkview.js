@@ -133,7 +133,7 @@ function strip(out) {
   for (const g of out.gaps) {
     if (g.to < start) continue;
     const mid = (x(g.from) + x(g.to)) / 2;
-    svg += `<rect x="${x(g.from)}" y="${top}" width="${Math.max(x(g.to) - x(g.from), 1)}" height="${rowH * names.length}" fill="#ffcc80" fill-opacity=".45"/>`;
+    svg += `<rect x="${x(g.from)}" y="${top}" width="${Math.max(x(g.to) - x(g.from), 3)}" height="${rowH * names.length}" fill="#f57c00" fill-opacity=".35"/>`;
     svg += `<text class="gaplabel" x="${mid}" y="${top - 6}" text-anchor="middle">${secs(g.to - g.from)}</text>`;
   }
   for (const o of out.overlaps) {

@@ -33,7 +33,7 @@ func (p *parts) draw() Board {
 // watches.
 func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sightings) *Election {
 	e := &Election{Panel: p, Kind: kind, Candidates: []Candidate{}}
-	e.Exists = v.Exists
+	e.Path, e.Exists = v.Path, v.Exists
 	for i, seat := range v.Seats {
 		c := candidate(seat.Data, seat.Owner, s)
 		c.Znode, c.Epoch, c.Role = seat.Name, seat.Czxid, "waiting"
@@ -67,7 +67,7 @@ func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sighting
 // leaves in the watch lists.
 func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Election {
 	e := &Election{Panel: p, Kind: "single-file", Candidates: []Candidate{}}
-	e.Exists = h.Held
+	e.Path, e.Exists = h.Path, h.Held
 	if h.Held {
 		c := candidate(h.Data, h.Owner, s)
 		c.Role, c.Epoch = "leader", h.Czxid

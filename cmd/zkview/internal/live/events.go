@@ -15,7 +15,7 @@ func (h *Hub) changes(old, next Board) []Event {
 	say := func(kind, format string, args ...any) {
 		out = append(out, Event{At: at, Kind: kind, Text: fmt.Sprintf(format, args...)})
 	}
-	h.line(say, "election", old.Election, next.Election)
+	h.line(say, "sequential election", old.Election, next.Election)
 	h.line(say, "single-file election", old.Single, next.Single)
 	h.line(say, "lock", old.Lock, next.Lock)
 	if old.Group != nil && next.Group != nil {

@@ -1,0 +1,107 @@
+package live
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"zkspeaker/nodemonitor"
+)
+
+// board decodes a Board a page got.
+func board(t *testing.T, data []byte) Board {
+	t.Helper()
+	var b Board
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// seats is an election of the named candidates, the first leading.
+func seats(names ...string) *nodemonitor.View {
+	v := &nodemonitor.View{Path: "/election", Exists: true}
+	for i, n := range names {
+		v.Seats = append(v.Seats, nodemonitor.Seat{Candidate: nodemonitor.Candidate{Name: n, Seq: int64(i)}, Data: n, Czxid: 100 + int64(n[0]-'a')})
+	}
+	return v
+}
+
+// A page that takes nothing delays neither the hub nor another page, and
+// when it reads again it gets the newest Board whole, as a page that
+// connects anew does.
+func TestASlowPageDelaysNobodyAndGetsTheNewestBoard(t *testing.T) {
+	h := NewHub()
+	slow, cancelSlow := h.Subscribe()
+	defer cancelSlow()
+	fast, cancelFast := h.Subscribe()
+	defer cancelFast()
+	<-fast // the Board at subscription
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= 100; i++ {
+			names := []string{"a", "b", "c"}[:1+i%3]
+			h.update(time.Now(), "election", func(p *parts) { p.election = seats(names...) })
+			b := board(t, <-fast)
+			if len(b.Election.Candidates) != len(names) {
+				t.Errorf("change %d: the fast page got %d candidates, want %d", i, len(b.Election.Candidates), len(names))
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hub stalled behind a page that reads nothing")
+	}
+	got := board(t, <-slow)
+	if want := h.Board(); got.Version != want.Version || len(got.Election.Candidates) != len(want.Election.Candidates) {
+		t.Errorf("the slow page got version %d, want the newest, %d", got.Version, want.Version)
+	}
+	select {
+	case extra := <-slow:
+		t.Errorf("the slow page had a second Board queued: version %d", board(t, extra).Version)
+	default:
+	}
+	late, cancelLate := h.Subscribe()
+	defer cancelLate()
+	if b := board(t, <-late); b.Version != h.Board().Version || b.Election == nil {
+		t.Errorf("a page that connects now got version %d, want the whole current Board, %d", b.Version, h.Board().Version)
+	}
+}
+
+// A look that finds nothing new sends no Board; a change sends one, with
+// the event log saying what happened.
+func TestOnlyChangesAreSentAndTold(t *testing.T) {
+	h := NewHub()
+	page, cancel := h.Subscribe()
+	defer cancel()
+	<-page
+	h.update(time.Now(), "election", func(p *parts) { p.election = seats("a", "b") })
+	h.update(time.Now(), "election", func(p *parts) { p.election = seats("a", "b") })
+	if b := board(t, <-page); b.Version != 1 {
+		t.Fatalf("version %d, want 1", b.Version)
+	}
+	select {
+	case b := <-page:
+		t.Fatalf("a look that changed nothing sent version %d", board(t, b).Version)
+	default:
+	}
+	h.update(time.Now(), "election", func(p *parts) { p.election = seats("b") })
+	b := board(t, <-page)
+	var texts []string
+	for _, e := range b.Log {
+		texts = append(texts, e.Text)
+	}
+	want := []string{"a joined the sequential election /election", "b joined the sequential election /election", "a leads now (epoch 100)",
+		"a left the sequential election", "b leads now (epoch 101): took over from a in one change"}
+	if len(texts) != len(want) {
+		t.Fatalf("log %q, want %q", texts, want)
+	}
+	for i := range want {
+		if texts[i] != want[i] {
+			t.Errorf("log line %d: %q, want %q", i, texts[i], want[i])
+		}
+	}
+}

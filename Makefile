@@ -119,7 +119,7 @@ lint: vet staticcheck shellcheck
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
-FIRST := /cmd/speaker$$,/cmd/seqid$$,/recoverable$$,/nodemonitor$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 compile-tests:

@@ -57,6 +57,6 @@ func TestPageFollowsTheElection(t *testing.T) {
 		"speaker-3=leader", func() string { return p.roles("election") })
 	t.Logf("after SIGKILL of the leader, the page showed the new leader %v later (session %v)", took.Round(time.Millisecond), session)
 	p.await("the event log telling of the expiry", time.Second, "true", func() string {
-		return p.eval(`[...document.querySelectorAll("#events li")].some(e => e.textContent.includes("speaker-2 left the election"))`)
+		return p.eval(`[...document.querySelectorAll("#events li")].some(e => e.textContent.includes("speaker-2 left the sequential election"))`)
 	})
 }

@@ -107,15 +107,24 @@ func (l *link) toServer(dst net.Conn, frame []byte, header bool) bool {
 	if header {
 		l.noteRequest(frame[4:])
 	}
-	if _, err := dst.Write(frame); err != nil {
-		return false
+	// The link is trapped before the create leaves: once it is written,
+	// the server's reply may come back at once, and must find the trap
+	// set, or it reaches the client.
+	var fired chan struct{}
+	springs := false
+	if header {
+		fired, springs = l.p.springs(frame[4:])
 	}
-	if header && l.p.springs(frame[4:]) {
+	if springs {
 		l.mu.Lock()
 		l.trapped, l.awaiting = true, int32(binary.BigEndian.Uint32(frame[4:8]))
 		l.mu.Unlock()
 	}
-	return true
+	_, err := dst.Write(frame)
+	if springs {
+		close(fired)
+	}
+	return err == nil
 }
 
 // toClient passes one server frame on, after the reply latency and any

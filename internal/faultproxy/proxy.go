@@ -198,17 +198,17 @@ func (p *Proxy) whenHealed() <-chan struct{} {
 }
 
 // springs reports whether a client frame is a create that the trap waits
-// for, and disarms it if so.
-func (p *Proxy) springs(frame []byte) bool {
+// for, and disarms it if so. It returns the trap's Fired channel, for the
+// caller to close once the create is on its way to the server.
+func (p *Proxy) springs(frame []byte) (fired chan struct{}, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.trap == "" || !isCreateUnder(frame, p.trap) {
-		return false
+		return nil, false
 	}
 	p.trap = ""
 	p.refusing = p.refusing || p.trapShut
-	close(p.fired)
-	return true
+	return p.fired, true
 }
 
 // isCreateUnder reports whether a request payload (xid, opcode, then the

@@ -65,13 +65,18 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 func buildAll(t *testing.T, root string) map[string]string {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/...")
+	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview"}
+	args := []string{"build", "-o", dir + string(os.PathSeparator)}
+	for _, p := range names {
+		args = append(args, "./cmd/"+p)
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/...: %v\n%s", err, out)
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	bins := map[string]string{}
-	for _, p := range []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview"} {
+	for _, p := range names {
 		bins[p] = filepath.Join(dir, p)
 	}
 	return bins

@@ -13,7 +13,8 @@ import (
 	"zkspeaker/internal/testkit/zktest"
 )
 
-// TestPageFollowsTheRecipes reads the page as the other recipes work: the
+// TestPageFollowsTheRecipes reads the page as the other recipes work: a
+// single-file election and its handover, the
 // lock's queue and its handover, a group's members and one leaving, a
 // configuration key set twice, and a sequence handing out IDs under its
 // persistence leader. Each change shows without a reload, within a second
@@ -22,10 +23,23 @@ func TestPageFollowsTheRecipes(t *testing.T) {
 	zktest.SkipShort(t)
 	t.Parallel()
 	s := strings.Join(servers, ",")
-	url, _ := serve(t, "--servers", s, "--lock", "/view-lock", "--group", "/view-zoo", "--config", "/view-config",
+	url, _ := serve(t, "--servers", s, "--single-file", "/view-speaker", "--lock", "/view-lock", "--group", "/view-zoo", "--config", "/view-config",
 		"--seqid", "/view-sequences", "--seqid-election", "/view-persist")
 	p := open(t, url)
 	within := time.Second + electiontest.Slack
+
+	// The single-file election: one holds the znode, the other waits for
+	// it to go (the servers' watch lists name it); then the holder leaves.
+	out := t.TempDir() + "/out.txt"
+	single := map[string]*zktest.Process{}
+	for i, name := range []string{"solo-1", "solo-2"} {
+		single[name] = zktest.Run(t, tool("speaker"), "--servers", s, "--election", "single-file", "--path", "/view-speaker",
+			"--name", name, "--out", out, "--interval", "100ms")
+		p.await("the single-file election", 10*time.Second, []string{"solo-1=leader", "solo-1=leader solo-2=waiting"}[i],
+			func() string { return p.roles("single") })
+	}
+	single["solo-1"].Signal(syscall.SIGTERM)
+	p.await("the single-file election handed over", within, "solo-2=leader", func() string { return p.roles("single") })
 
 	// The lock: the first holds it, the second waits; the first ends and
 	// the lock passes on.

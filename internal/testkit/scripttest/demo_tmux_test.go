@@ -240,8 +240,8 @@ func TestDemoTmuxInsideTmux(t *testing.T) {
 	outFile := filepath.Join(dir, "out.txt")
 	logFile, rcFile := filepath.Join(dir, "demo-tmux.log"), filepath.Join(dir, "demo-tmux.rc")
 	session := "zkspeaker-test-inside"
-	line := fmt.Sprintf("env OUT=%q TMUX_SESSION=%q ZK_BASE_PORT=%d ENSEMBLE_DIR=%q SPEAKER_BIN=%q bash %q >%q 2>&1; echo $? >%q",
-		outFile, session, freeBase(t), filepath.Join(dir, "ensemble"), zktest.BuildSpeaker(t),
+	line := fmt.Sprintf("env OUT=%q TMUX_SESSION=%q ZK_BASE_PORT=%d ENSEMBLE_DIR=%q SPEAKER_BIN=%q ZKVIEW_BIN=%q ZKVIEW_LISTEN=127.0.0.1:0 bash %q >%q 2>&1; echo $? >%q",
+		outFile, session, freeBase(t), filepath.Join(dir, "ensemble"), zktest.BuildSpeaker(t), zktest.BuildCommand(t, "zkview"),
 		filepath.Join(root, "ensemble-scripts", "demo-tmux.sh"), logFile, rcFile)
 	if o, err := tmuxOut(t, sock, "send-keys", "-t", outerPane, line, "Enter"); err != nil {
 		t.Fatalf("send-keys: %v: %s", err, o)

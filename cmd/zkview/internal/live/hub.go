@@ -85,10 +85,7 @@ func (h *Hub) update(notified time.Time, cause string, f func(*parts)) {
 	if !notified.IsZero() {
 		next.Notified = millis(notified)
 	}
-	next.Log = h.board.Log
-	for _, e := range h.changes(h.board, next) {
-		next.Log = append(next.Log, e)
-	}
+	next.Log = append(h.board.Log, h.changes(h.board, next)...)
 	if len(next.Log) > maxLog {
 		next.Log = next.Log[len(next.Log)-maxLog:]
 	}

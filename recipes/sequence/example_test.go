@@ -86,3 +86,47 @@ func Example() {
 	// next order: 111
 	// the store's reservation is above every ID: true
 }
+
+// A dashboard follows a sequence without taking part, as zkview does:
+// Inspect reads its next ID and limit, and leaves a watch that fires at
+// its next change, here the three IDs a worker takes at once.
+func ExampleInspect() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, persistZK := session(), session()
+	defer admin.Close()
+	defer persistZK.Close()
+	root := sequence.WithRoot("/example-inspect")
+	if err := sequence.Create(ctx, admin, "tickets", 7, root); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, _, err := sequence.Inspect(ctx, admin, "/example-inspect/nothing")
+	fmt.Println("a missing sequence:", err)
+
+	dir, _ := os.MkdirTemp("", "seqid-example-")
+	defer os.RemoveAll(dir)
+	store, _ := sequence.OpenFileStore(dir)
+	p, err := sequence.NewPersister(ctx, persistZK, store, root, sequence.WithElection("/example-inspect-persist"),
+		sequence.WithBlock(50), sequence.WithLogger(quiet))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+	worker, _ := sequence.Open(admin, "tickets", root, sequence.WithLogger(quiet))
+	first, _ := worker.Next(ctx) // once the leader has raised the limit
+	fmt.Println("first ticket:", first)
+
+	info, wake, _ := sequence.Inspect(ctx, admin, "/example-inspect/tickets")
+	fmt.Printf("%s: next %d, limit above it: %v\n", info.Name, info.Next, info.Limit > info.Next)
+	_, _ = worker.NextN(ctx, 3)
+	ev := <-wake
+	info, _, _ = sequence.Inspect(ctx, admin, "/example-inspect/tickets")
+	fmt.Printf("the watch fired (%v); next %d\n", ev.Type, info.Next)
+	// Output:
+	// a missing sequence: sequence: no such sequence
+	// first ticket: 7
+	// tickets: next 8, limit above it: true
+	// the watch fired (EventNodeDataChanged); next 11
+}

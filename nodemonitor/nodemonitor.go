@@ -55,6 +55,21 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // session, which belongs to the caller. It is safe to call more than once.
 func (m *Monitor) Close() { m.c.Close() }
 
+// Resign gives up the leadership on purpose: it stops speaking, deletes
+// our znode with one server write (the successor, the one candidate
+// watching it, takes over as after a graceful exit), returns once the znode
+// is gone, and joins again at the back of the line at once. It returns
+// ErrNothingToResign when we do not lead, ErrPausedResign while cut off
+// from ZooKeeper, ErrClosed after Close; none of them changes anything.
+func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, 0) }
+
+// Errors of Resign.
+var (
+	ErrNothingToResign = election.ErrNothingToResign
+	ErrPausedResign    = election.ErrPausedResign
+	ErrClosed          = election.ErrClosed
+)
+
 // Done is closed once the Monitor has ended: after Close, when the session
 // was closed, or when it gave up on its own because ZooKeeper refuses it by
 // the znodes' ACL (Err).

@@ -12,6 +12,7 @@ package znodemonitor
 
 import (
 	"context"
+	"time"
 
 	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
@@ -58,6 +59,29 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // does not close the session, which belongs to the caller. It is safe to
 // call more than once.
 func (m *Monitor) Close() { m.c.Close() }
+
+// ResignPause is how long a resigned Monitor waits before it races for the
+// znode again. Everyone else is woken by the delete and creates at once; a
+// re-create of ours sent at once could win again before any of them, and
+// the resignation would hand over nothing. A notification and a create
+// take milliseconds; this leaves room for a loaded machine. With nobody
+// else standing, the resigned Monitor leads again after it.
+const ResignPause = time.Second
+
+// Resign gives up the leadership on purpose: it stops speaking, deletes
+// the znode with one server write (every waiting candidate is woken, and
+// one wins), returns once the znode is gone, and races for it again after
+// ResignPause. It returns ErrNothingToResign when we do not lead,
+// ErrPausedResign while cut off from ZooKeeper, ErrClosed after Close;
+// none of them changes anything.
+func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, ResignPause) }
+
+// Errors of Resign.
+var (
+	ErrNothingToResign = election.ErrNothingToResign
+	ErrPausedResign    = election.ErrPausedResign
+	ErrClosed          = election.ErrClosed
+)
 
 // Done is closed once the Monitor has ended: after Close, when the session
 // was closed, or when it gave up on its own because ZooKeeper refuses it by

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
@@ -60,11 +62,23 @@ func runSpeaker(c *cli.Context) error {
 	}
 	log.Info("speaker started", "election", cfg.election.name, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
 
-	select {
-	case <-ctx.Done():
-	case <-mon.Done():
-		// It gave up: the election's znodes were made with another --auth.
-		// Waiting on would only repeat the refusal; say it in one line.
+	// SIGUSR1 asks the leader to step down and stand again, without a
+	// restart: a handover before maintenance.
+	resign := make(chan os.Signal, 1)
+	signal.Notify(resign, syscall.SIGUSR1)
+	defer signal.Stop(resign)
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			break wait
+		case <-mon.Done():
+			// It gave up: the election's znodes were made with another --auth.
+			// Waiting on would only repeat the refusal; say it in one line.
+			break wait
+		case <-resign:
+			resignOnRequest(ctx, log, mon)
+		}
 	}
 	shutdown(log, spk, mon, rz)
 	if err := mon.Err(); err != nil {
@@ -73,6 +87,28 @@ func runSpeaker(c *cli.Context) error {
 	// Logged after the close went out, not before: the successor is waiting.
 	log.Info("shut down: stopped speaking and closed the session")
 	return nil
+}
+
+// resignTimeout bounds a resignation: a delete that ZooKeeper has not
+// answered by then is given up, and the speaker carries on as it was.
+const resignTimeout = 5 * time.Second
+
+// resignOnRequest is SIGUSR1: a leader stops speaking, deletes its znode
+// with one server write, which hands over as a graceful exit does, and
+// stands again; anyone else says there is nothing to resign.
+func resignOnRequest(ctx context.Context, log *slog.Logger, mon monitor) {
+	log.Info("SIGUSR1: asked to resign the leadership")
+	ctx, cancel := context.WithTimeout(ctx, resignTimeout)
+	defer cancel()
+	switch err := mon.Resign(ctx); {
+	case err == nil: // the monitor logged it
+	case errors.Is(err, election.ErrNothingToResign):
+		log.Info("not the leader: nothing to resign; staying in line")
+	case errors.Is(err, election.ErrPausedResign):
+		log.Warn("cut off from ZooKeeper: cannot resign now; send SIGUSR1 again once reconnected")
+	default:
+		log.Warn("could not resign; still standing as before", "error", err)
+	}
 }
 
 // shutdown stops speaking at once, then leaves the election with one server

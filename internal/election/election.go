@@ -53,6 +53,7 @@ type Candidate struct {
 	left      bool // leave has run, by Close or by the loop: nothing is left to do
 	joined    bool // a check has put us in the election once (refusedForGood)
 
+	resigns   chan resignation // Resign's calls, for the loop
 	cancel    context.CancelFunc
 	done      chan struct{}
 	closeOnce sync.Once
@@ -64,7 +65,7 @@ func Run(rz *recoverable.RecoverableZookeeper, listener Listener, recipe Recipe,
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Candidate{zk: rz, listener: listener, recipe: recipe, policy: cfg.Policy, log: cfg.Logger,
 		observers: broadcast.New(Status{}, func(s Status) bool { return s.State == StateClosed }),
-		cancel:    cancel, done: make(chan struct{})}
+		resigns:   make(chan resignation), cancel: cancel, done: make(chan struct{})}
 	go c.loop(ctx)
 	return c
 }

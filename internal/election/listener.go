@@ -63,6 +63,9 @@ type Monitor interface {
 	// up on its own, which Err explains (the ACL refuses our --auth).
 	Done() <-chan struct{}
 	Err() error
+	// Resign steps down on purpose, deletes its znode and stands again
+	// (see Candidate.Resign).
+	Resign(ctx context.Context) error
 	// Close steps down, deletes its znode and waits for its goroutine.
 	Close()
 }

@@ -95,6 +95,7 @@ const (
 	wokeByFirstAct               // the new leader's first act, or its deadline
 	wokeByRetry                  // time to check again after a failure
 	wokeByPauseEnd               // a paused leader's session may have expired
+	wokeByResign                 // Resign was called
 )
 
 // wakeup is one event for the loop.
@@ -102,6 +103,7 @@ type wakeup struct {
 	kind    wokeBy
 	session recoverable.SessionEvent
 	watch   zk.Event
+	resign  resignation
 }
 
 // wait waits, without the turn, for the next event.
@@ -126,6 +128,8 @@ func (ls *loopState) wait(ctx context.Context) wakeup {
 		return wakeup{kind: wokeByRetry}
 	case <-ls.pauseEnd:
 		return wakeup{kind: wokeByPauseEnd}
+	case r := <-ls.c.resigns:
+		return wakeup{kind: wokeByResign, resign: r}
 	}
 	return wakeup{kind: wokeByEnd}
 }
@@ -143,6 +147,8 @@ func (ls *loopState) handle(ctx context.Context, w wakeup) (next, bool) {
 	case wokeByRetry:
 		ls.retry = nil
 		return next{check: true}, true
+	case wokeByResign:
+		return ls.resign(w.resign), true
 	case wokeByPauseEnd:
 		// Forget the watch too: should the session turn out to have
 		// survived (the servers can be slower to expire it than our clock

@@ -1,0 +1,89 @@
+package election
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNothingToResign is returned by Resign when the candidate does not
+// lead: there is nothing to give up, and nothing was changed.
+var ErrNothingToResign = errors.New("election: not the leader: nothing to resign")
+
+// ErrPausedResign is returned by Resign while the leader is paused: with
+// the connection lost, its znode cannot be deleted now. Under at-most-one
+// it is silent already; try again once it is connected.
+var ErrPausedResign = errors.New("election: paused, cut off from ZooKeeper: cannot resign until the connection is back")
+
+// ErrClosed is returned by Resign after Close.
+var ErrClosed = errors.New("election: closed")
+
+// resignation is a Resign call, handed to the candidate's loop: the loop
+// alone changes the candidate's state.
+type resignation struct {
+	ctx context.Context
+	// rejoin is how long to wait before standing again: 0 joins at once
+	// (at the back of a sequential line); a single-file election waits so
+	// that another candidate can win the znode first.
+	rejoin time.Duration
+	done   chan error // buffered: the loop never waits for the caller
+}
+
+// Resign gives up the leadership on purpose, as a leader about to be
+// drained or upgraded does (etcd's Election.Resign, client-go's
+// ReleaseOnCancel): it stops the listener, deletes our znode with one
+// server write, which hands over to the successor as a graceful exit does,
+// and returns once the znode is gone. The candidate then stands again,
+// rejoin later. It returns ErrNothingToResign when we do not lead,
+// ErrPausedResign while cut off, and ErrClosed after Close.
+func (c *Candidate) Resign(ctx context.Context, rejoin time.Duration) error {
+	r := resignation{ctx: ctx, rejoin: rejoin, done: make(chan error, 1)}
+	select {
+	case c.resigns <- r:
+	case <-c.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// resign acts on a Resign call, holding the turn.
+func (ls *loopState) resign(r resignation) next {
+	c := ls.c
+	switch c.State() {
+	case StatePaused:
+		r.done <- ErrPausedResign
+		return next{}
+	case StateActive:
+	default:
+		r.done <- ErrNothingToResign
+		return next{}
+	}
+	c.silence()
+	// Our own watch fires for our own delete: forget it, and the first
+	// act's watch with it.
+	ls.wake, ls.first = nil, firstAct{}
+	if err := c.recipe.Leave(r.ctx); err != nil {
+		// The znode may still be there: look again, and lead on if it is.
+		r.done <- err
+		return next{check: true}
+	}
+	c.set(StateInactive, "")
+	r.done <- nil
+	c.log.Info("resigned: stopped speaking and left the line", "rejoin_after", r.rejoin)
+	if ls.retry != nil {
+		ls.retry.Stop()
+	}
+	if r.rejoin > 0 {
+		ls.retry = time.NewTimer(r.rejoin)
+		return next{}
+	}
+	ls.retry = nil
+	return next{check: true}
+}

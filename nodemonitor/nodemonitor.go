@@ -10,6 +10,7 @@ package nodemonitor
 
 import (
 	"context"
+	"time"
 
 	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
@@ -55,13 +56,20 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // session, which belongs to the caller. It is safe to call more than once.
 func (m *Monitor) Close() { m.c.Close() }
 
+// ResignRejoin is how long a resigned Monitor waits before it joins again
+// at the back of the line: its create, sent at once, would reach the
+// servers in the middle of the successor's round trip and delay it, as a
+// session closed at once would (speaker waits as long to close its own).
+// A handover on one machine takes a few milliseconds.
+const ResignRejoin = 100 * time.Millisecond
+
 // Resign gives up the leadership on purpose: it stops speaking, deletes
 // our znode with one server write (the successor, the one candidate
 // watching it, takes over as after a graceful exit), returns once the znode
-// is gone, and joins again at the back of the line at once. It returns
+// is gone, and joins again at the back of the line ResignRejoin later. It returns
 // ErrNothingToResign when we do not lead, ErrPausedResign while cut off
 // from ZooKeeper, ErrClosed after Close; none of them changes anything.
-func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, 0) }
+func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, ResignRejoin) }
 
 // Errors of Resign.
 var (

@@ -18,6 +18,8 @@ import (
 type benchLine struct {
 	Election      *string  `json:"election"`
 	Watch         string   `json:"watch"`
+	How           string   `json:"how"`
+	RatioToExit   float64  `json:"ratio_to_exit"`
 	Candidates    int      `json:"candidates"`
 	Rounds        int      `json:"rounds"`
 	P50           *float64 `json:"failover_ms_p50"`
@@ -68,8 +70,8 @@ func TestBenchCounts(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	const n = 6
 	rows := runBench(t, "--servers", cluster.ConnString(), "--candidates", "6", "--rounds", "3", "--warmup", "1", "--process-window", "0")
-	if len(rows) != 5 {
-		t.Fatalf("want 5 rows (sequential predecessor and children, single-file, our lock, zk.Lock), got %+v", rows)
+	if len(rows) != 6 {
+		t.Fatalf("want 6 rows (sequential predecessor and children, single-file, predecessor again by resignation, our lock, zk.Lock), got %+v", rows)
 	}
 	// Per failover, by recipe:
 	//   path: the leaver's requests and the successor's until its first line
@@ -94,20 +96,28 @@ func TestBenchCounts(t *testing.T) {
 	//   has returned, after the decision is counted.
 	// - zk.Lock: the delete; the successor lists the children. Its holder
 	//   watches nothing.
+	// - predecessor by resignation: the path of an exit; then, off it, the
+	//   resigner joins again: the parents made sure of (three creates that
+	//   find them, each a transaction), its protected create, the sync and
+	//   listing, and its watch on its predecessor.
 	type counts struct{ path, pathWrites, trips, notified, requests, writes float64 }
 	want := map[string]counts{
-		"sequential/predecessor": {2, 1, 1, 2, 3, 1},
-		"sequential/children":    {3, 1, 2, n, 1 + (n - 1) + 1, 1},
-		"single-file/-":          {4, 2, 1, n, 2 + 2*(n-1), n},
-		"lock/-":                 {2, 1, 1, 2, 3, 1},
-		"zk.Lock/-":              {2, 1, 1, 1, 2, 1},
+		"sequential/predecessor/exit":   {2, 1, 1, 2, 3, 1},
+		"sequential/children/exit":      {3, 1, 2, n, 1 + (n - 1) + 1, 1},
+		"single-file/-/exit":            {4, 2, 1, n, 2 + 2*(n-1), n},
+		"sequential/predecessor/resign": {2, 1, 1, 2, 3 + 7, 1 + 4},
+		"lock/-/unlock":                 {2, 1, 1, 2, 3, 1},
+		"zk.Lock/-/unlock":              {2, 1, 1, 1, 2, 1},
 	}
 	for _, r := range rows {
 		if r.Election == nil || r.P50 == nil || r.P99 == nil || r.Notifications == nil || r.Requests == nil || r.Writes == nil ||
 			r.PathRequests == nil || r.PathWrites == nil || r.RoundTrips == nil || r.Candidates != n || r.Rounds != 3 {
 			t.Fatalf("row lacks a field: %+v", r)
 		}
-		name := *r.Election + "/" + r.Watch
+		name := *r.Election + "/" + r.Watch + "/" + r.How
+		if r.How == "resign" && (r.RatioToExit <= 0) {
+			t.Errorf("%s: no ratio to the exit's row: %+v", name, r)
+		}
 		if *r.P50 <= 0 || *r.P99 < *r.P50 {
 			t.Errorf("%s: p50 %v, p99 %v", name, *r.P50, *r.P99)
 		}
@@ -145,8 +155,8 @@ func TestBenchOwnServer(t *testing.T) {
 			}
 		}
 	}
-	if len(rows) != 5 || strings.Join(roles, ",") != "leader,follower" {
-		t.Fatalf("want a failover row, our lock's and zk.Lock's rows, and leader and follower process rows, got %+v", rows)
+	if len(rows) != 6 || strings.Join(roles, ",") != "leader,follower" {
+		t.Fatalf("want a failover row, its resignation's, our lock's and zk.Lock's rows, and leader and follower process rows, got %+v", rows)
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {

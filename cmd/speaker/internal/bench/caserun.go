@@ -43,19 +43,38 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	left := leader.session().Traffic()
 	start := time.Now()
 	leader.leave()
+	// A resigner stands again at once: its rejoin is its own business,
+	// not the failover's path, so its traffic is counted up to here.
+	resigned := leader.session().Traffic()
 	line, err := cr.waitLine(ctx, start)
 	if err != nil {
 		return err
+	}
+	if r, ok := leader.(*speakerCandidate); ok && cr.Resign {
+		// Its rejoin is part of what a resignation costs everyone: count
+		// it, whenever it comes.
+		if err := r.join(ctx, cr.path); err != nil {
+			return err
+		}
 	}
 	after, err := b.settle(ctx, cr.live)
 	if err != nil {
 		return err
 	}
 	gone := leader.session().Traffic()
-	leaving := delta(left, gone)
+	// leaving is the leaver's part of the path; whole, all it sent, a
+	// resigner's rejoin included.
+	leaving, whole := delta(left, gone), delta(left, gone)
+	if cr.Resign {
+		leaving = delta(left, resigned)
+	}
 	if count {
 		cr.latencies = append(cr.latencies, line.at.Sub(start))
-		if wrote := gone.WroteAt; wrote.After(start) {
+		ended := gone
+		if cr.Resign {
+			ended = resigned
+		}
+		if wrote := ended.WroteAt; wrote.After(start) {
 			cr.leftAfter = append(cr.leftAfter, wrote.Sub(start))
 		}
 		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
@@ -66,8 +85,8 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 		// The leaver's own count too: a leader that watches its own znode
 		// is notified of its own delete, one more notification that the
 		// server sends and a client reads as the successor takes over.
-		cr.notified += after.Events - before.Events + leaving.Events
-		cr.requests += after.Requests - before.Requests + leaving.Requests
+		cr.notified += after.Events - before.Events + whole.Events
+		cr.requests += after.Requests - before.Requests + whole.Requests
 		cr.writes += after.zxid - before.zxid
 	}
 	leader.close() // a lock holder's session, now that the failover is counted
@@ -136,7 +155,7 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 		rz.Close()
 		return nil, err
 	}
-	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s.txt", cr.Election, cr.Watch))
+	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s-%s.txt", cr.Election, cr.Watch, cr.How()))
 	if cr.locker != nil {
 		h, err := newLockHolder(rz, cr.locker(rz, cr.path+"/lock", name, b.log), name, out, cr.lines)
 		if err != nil {
@@ -149,6 +168,7 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 		rz.Close()
 		return nil, err
 	}
+	c.resign = cr.Resign
 	// One znode below the case's own folder serves both recipes: the
 	// parent of the sequential candidates, or the single-file znode.
 	if c.mon, err = cr.New(rz, c, cr.path+"/election", b.log); err != nil {
@@ -182,7 +202,7 @@ func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
 // row sums up the counted failovers.
 func (cr *caseRun) row() Row {
 	n := len(cr.latencies)
-	r := Row{Election: cr.Election, Watch: cr.Watch, Candidates: cr.Candidates, Rounds: n}
+	r := Row{Election: cr.Election, Watch: cr.Watch, How: cr.How(), Candidates: cr.Candidates, Rounds: n}
 	if n == 0 {
 		return r
 	}

@@ -45,6 +45,9 @@ type speakerCandidate struct {
 	mon   Monitor
 	spk   *speaker.Speaker
 	lines chan<- firstLine
+	// resign makes leave a resignation (Monitor.Resign) instead of the
+	// speaker command's exit.
+	resign bool
 
 	leading atomic.Bool
 	// decided and confirmed are the traffic when the first term began and
@@ -134,6 +137,14 @@ func (c *speakerCandidate) session() *recoverable.RecoverableZookeeper { return 
 // closes the file and the session a moment later, off the failover's path;
 // close does here.
 func (c *speakerCandidate) leave() {
+	if c.resign {
+		// speaker's SIGUSR1: the monitor silences the Speaker, deletes
+		// the znode, and returns once it is gone.
+		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+		defer cancel()
+		_ = c.mon.Resign(ctx)
+		return
+	}
 	c.spk.Retire()
 	c.mon.Close()
 }

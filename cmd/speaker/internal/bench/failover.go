@@ -33,25 +33,47 @@ type Case struct {
 	Candidates int
 	// Rounds is how many failovers are measured.
 	Rounds int
+	// Resign makes the leader resign (Monitor.Resign, speaker's SIGUSR1)
+	// instead of exiting: the same handover, by a process that stays.
+	Resign bool
 
 	// locker makes one contender of a lock's row (LockBaseline,
 	// RecipeLock), in place of New: path is the lock znode.
 	locker func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker
 }
 
-// String names the recipe, as "sequential/predecessor" or "single-file".
+// String names the recipe, as "sequential/predecessor" or "single-file",
+// and "(resign)" after a resignation's row.
 func (bc Case) String() string {
-	if bc.Watch == "-" {
-		return bc.Election
+	name := bc.Election
+	if bc.Watch != "-" {
+		name += "/" + bc.Watch
 	}
-	return bc.Election + "/" + bc.Watch
+	if bc.Resign {
+		name += " (resign)"
+	}
+	return name
+}
+
+// How says how the leader leaves in this case: it exits, resigns, or
+// unlocks.
+func (bc Case) How() string {
+	switch {
+	case bc.Resign:
+		return "resign"
+	case bc.locker != nil:
+		return "unlock"
+	}
+	return "exit"
 }
 
 // Row is what one case measured, per failover; its JSON is a line of
 // `speaker bench --json`.
 type Row struct {
-	Election       string  `json:"election"`
-	Watch          string  `json:"watch"`
+	Election string `json:"election"`
+	Watch    string `json:"watch"`
+	// How is how the leader leaves: exit, resign or unlock.
+	How            string  `json:"how"`
 	Candidates     int     `json:"candidates"`
 	Rounds         int     `json:"rounds"`
 	FailoverMsP50  float64 `json:"failover_ms_p50"`
@@ -63,6 +85,11 @@ type Row struct {
 	// baseline's own row.
 	BaselineMsP50   float64 `json:"baseline_ms_p50,omitempty"`
 	RatioToBaseline float64 `json:"ratio_to_baseline,omitempty"`
+	// ExitMsP50 is, on a resignation's row, the median of the graceful
+	// exit's row of the same recipe in the same run, and RatioToExit ours
+	// over it: a resignation should cost what an exit does.
+	ExitMsP50   float64 `json:"exit_ms_p50,omitempty"`
+	RatioToExit float64 `json:"ratio_to_exit,omitempty"`
 	// LeftMsP50 is the median time from the exit to the moment the
 	// leaver's one write (its delete) left for the server: the leaver's
 	// own work, the first step of the failover.
@@ -158,6 +185,15 @@ func (b *Bench) Run(ctx context.Context, cases []Case, warmup int) ([]Row, error
 
 // compare sets each row's baseline figures from the baseline's row.
 func compare(rows []Row) {
+	for j, r := range rows {
+		if r.How != "resign" {
+			continue
+		}
+		k := slices.IndexFunc(rows, func(e Row) bool { return e.How == "exit" && e.Election == r.Election && e.Watch == r.Watch })
+		if k >= 0 && rows[k].FailoverMsP50 > 0 {
+			rows[j].ExitMsP50, rows[j].RatioToExit = rows[k].FailoverMsP50, r.FailoverMsP50/rows[k].FailoverMsP50
+		}
+	}
 	i := slices.IndexFunc(rows, func(r Row) bool { return r.Election == LockBaseline().Election })
 	if i < 0 || rows[i].FailoverMsP50 <= 0 {
 		return

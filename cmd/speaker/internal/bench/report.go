@@ -10,9 +10,10 @@ import (
 // Report prints the bench's rows for people, as a table, or as one JSON
 // object per line for programs.
 type Report struct {
-	w    io.Writer
-	json bool
-	tw   *tabwriter.Writer
+	w     io.Writer
+	json  bool
+	tw    *tabwriter.Writer
+	notes []string // said under the table
 }
 
 // NewReport starts a report on w, with the table's header unless asJSON.
@@ -23,7 +24,7 @@ func NewReport(w io.Writer, asJSON bool) *Report {
 		// Per failover: the path's requests, writes and round trips after
 		// the notification, then everyone's notifications, requests and
 		// the servers' transactions.
-		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tN\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tVS ZK.LOCK\tPATH REQ\tPATH WRITES\tRTT AFTER NOTE\tNOTIFIED\tREQUESTS\tWRITES\t")
+		fmt.Fprintln(o.tw, "ELECTION\tWATCH\tHOW\tN\tROUNDS\tP50 MS\tP99 MS\tMAX MS\tVS ZK.LOCK\tPATH REQ\tPATH WRITES\tRTT AFTER NOTE\tNOTIFIED\tREQUESTS\tWRITES\t")
 	}
 	return o
 }
@@ -41,7 +42,15 @@ func (o *Report) Row(r Row) {
 	case r.RatioToBaseline > 0:
 		ratio = fmt.Sprintf("%.2fx", r.RatioToBaseline)
 	}
-	fmt.Fprintf(o.tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Election, r.Watch, r.Candidates, r.Rounds,
+	if r.How == "resign" && r.ExitMsP50 > 0 {
+		watch := ""
+		if r.Watch != "-" {
+			watch = "/" + r.Watch
+		}
+		o.notes = append(o.notes, fmt.Sprintf("resign vs exit, %s%s at N=%d: p50 %.1f ms vs %.1f ms (%.2fx)",
+			r.Election, watch, r.Candidates, r.FailoverMsP50, r.ExitMsP50, r.RatioToExit))
+	}
+	fmt.Fprintf(o.tw, "%s\t%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Election, r.Watch, r.How, r.Candidates, r.Rounds,
 		r.FailoverMsP50, r.FailoverMsP99, r.FailoverMsMax, ratio, count(r.PathRequests), count(r.PathWrites), count(r.RoundTrips),
 		count(r.NotificationsPerFailover), count(r.RequestsPerFailover), count(r.WritesPerFailover))
 }
@@ -51,6 +60,10 @@ func (o *Report) Flush() {
 	if o.tw != nil {
 		_ = o.tw.Flush()
 	}
+	for _, n := range o.notes {
+		fmt.Fprintln(o.w, n)
+	}
+	o.notes = nil
 }
 
 // Processes prints what a speaker process costs, after the rows.

@@ -77,7 +77,8 @@ func RunSuite(ctx context.Context, s Suite, out, progress io.Writer) error {
 }
 
 // byCandidates groups cases by their number of candidates, in the order
-// the numbers first come, and adds our lock and the baseline to each group.
+// the numbers first come, and adds to each group a resignation's row of its
+// first recipe, our lock and the baseline.
 func byCandidates(cases []Case) [][]Case {
 	var groups [][]Case
 	for _, bc := range cases {
@@ -89,6 +90,11 @@ func byCandidates(cases []Case) [][]Case {
 		groups[i] = append(groups[i], bc)
 	}
 	for i, g := range groups {
+		// The first recipe once more, its leader resigning instead of
+		// exiting: the two handovers side by side.
+		r := g[0]
+		r.Resign = true
+		g = append(g, r)
 		for _, l := range []Case{RecipeLock(), LockBaseline()} {
 			l.Candidates, l.Rounds = g[0].Candidates, g[0].Rounds
 			g = append(g, l)

@@ -15,16 +15,18 @@ deps:
 # Tools some targets need besides, each installed by the target that uses
 # it, so that `make demo` waits for nothing it does not run:
 # test-tools: shellcheck for the lint step, tmux for the demo-tmux test,
-# chromium to render the timeline picture in a test, as a person would see
-# it; tmux alone for make demo-tmux.
+# chromium to render the timeline picture and drive zkview's page in tests,
+# as a person would see them, and promtool (Debian's prometheus package) to
+# check the commands' metrics; tmux alone for make demo-tmux.
 test-tools:
-	@$(call install,shellcheck tmux chromium)
+	@$(call install,shellcheck tmux chromium promtool:prometheus)
 tmux:
 	@$(call install,tmux)
 
-# install installs each of the commands in $(1) that is missing.
+# install installs each of the commands in $(1) that is missing; a word
+# COMMAND:PACKAGE names the package that brings a command of another name.
 define install
-missing=""; for t in $(1); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+missing=""; for t in $(1); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
 [ -z "$$missing" ] || { \
   echo "installing$$missing"; \
   if command -v apt-get >/dev/null 2>&1; then \

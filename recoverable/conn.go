@@ -32,6 +32,7 @@ type RecoverableZookeeper struct {
 	// serverMode knows whether reads need a sync to be fresh.
 	serverMode serverMode
 	traffic    trafficCounter
+	retries    retryCount
 	abandoned  abandonedCalls // calls given up on, still running (Settle)
 
 	// Only go-zookeeper's callback goroutine writes these.

@@ -40,6 +40,7 @@ func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounte
 		return err
 	}
 	counter.UseRetry()
+	r.retries.note(name)
 	return nil
 }
 

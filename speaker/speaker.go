@@ -32,6 +32,8 @@ type Speaker struct {
 	confirm func(context.Context) (int64, time.Time, error) // this term's, nil under at-least-one
 	fence   bool
 	fenced  uint64        // the term a newer epoch in the file fenced off; it writes no more
+	refused uint64        // lines the fence refused
+	epoch   int64         // the epoch on the last line written
 	failing bool          // the last confirm failed; log only the first failure of a run
 	closed  bool          // after Close, StartSpeaking does nothing
 	written chan struct{} // closed and replaced after each line, for Wait
@@ -127,6 +129,23 @@ func (s *Speaker) Counter() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counter
+}
+
+// Stats is what a Speaker has done, for an operator's dashboard.
+type Stats struct {
+	// Written is how many lines it has written; Refused how many the
+	// fence refused, because a newer leader's epoch was in the file.
+	Written, Refused uint64
+	// Epoch is the epoch on its last line, 0 before the first (or with no
+	// confirm, under at-least-one).
+	Epoch int64
+}
+
+// Stats returns what the Speaker has done so far.
+func (s *Speaker) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Stats{Written: s.counter, Refused: s.refused, Epoch: s.epoch}
 }
 
 // LastWritten returns the counter of the last line and the moment it was
@@ -286,6 +305,7 @@ func (s *Speaker) speak(term uint64) {
 		// A newer leader has written: whatever our monitor believes, this
 		// term is over. Say so once, and write no more until a new term.
 		s.fenced = term
+		s.refused++
 		s.log.Error("fenced: this speaker's epoch is older than one already in the file; not writing again until elected anew", "error", err)
 		return
 	case errors.Is(err, errNotSynced):
@@ -297,6 +317,7 @@ func (s *Speaker) speak(term uint64) {
 		return
 	}
 	s.counter++
+	s.epoch = epoch
 	s.lastAt = time.Now()
 	close(s.written)
 	s.written = make(chan struct{})

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
@@ -27,7 +28,8 @@ func persistCommand() *cli.Command {
 			&cli.StringFlag{Name: "store", Usage: "the `directory` where reservations are kept, the same for every persistence process (it stands for the article's S3)"},
 			&cli.StringFlag{Name: "block", Value: "1000", Usage: "IDs per reservation: the limit is kept at least this far above the next ID, 1 or more"},
 			&cli.StringFlag{Name: "election", Value: sequence.DefaultElection, Usage: "the znode under which persistence processes stand for election"},
-			&cli.StringFlag{Name: "name", Usage: "this process's name in its election znode (default: host:pid)"}),
+			&cli.StringFlag{Name: "name", Usage: "this process's name in its election znode (default: host:pid)"},
+			metrics.Flag()),
 		Action: runPersist,
 	}
 }
@@ -47,6 +49,10 @@ func runPersist(c *cli.Context) error {
 	if err := nodemonitor.ValidatePath(c.String("election")); err != nil {
 		return cmdline.BadFlag("election", "%s", cmdline.Reason(err))
 	}
+	addr, err := metrics.Parse(c)
+	if err != nil {
+		return err
+	}
 	fileStore, err := openStore(c)
 	if err != nil {
 		return err
@@ -62,13 +68,20 @@ func runPersist(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	log := s.Logger()
+	ms, err := metrics.Listen(addr, log) // before anything starts: a port in use starts nothing
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
 	opts := append(s.opts(log), sequence.WithBlock(block), sequence.WithElection(c.String("election")))
 	if c.String("name") != "" {
 		opts = append(opts, sequence.WithName(c.String("name")))
 	}
+	pm := newPersistMetrics(ms, s.opts(log))
+	defer ms.Serve(ctx)()
 	log.Info("standing for election as a persistence process", "store", fileStore.Dir(), "block", block, "pid", os.Getpid())
 	for ctx.Err() == nil {
-		if err := persistOnce(ctx, s, log, store, opts); err != nil {
+		if err := persistOnce(ctx, s, log, store, opts, pm); err != nil {
 			return err
 		}
 	}
@@ -86,7 +99,7 @@ func runPersist(c *cli.Context) error {
 // go-zookeeper would try them forever. A new client has seen nothing. It
 // is safe for a persistence process: its raises are checked by ZooKeeper
 // against the sequence's version and its own election znode.
-func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequence.Store, opts []sequence.Option) error {
+func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequence.Store, opts []sequence.Option, pm *persistMetrics) error {
 	rz, err := s.connect(log)
 	if err != nil {
 		return err
@@ -124,6 +137,7 @@ func persistOnce(ctx context.Context, s settings, log *slog.Logger, store sequen
 	var gaveUp, failed <-chan struct{}
 	if p != nil {
 		gaveUp, failed = p.Monitor().Done(), p.Failed()
+		pm.follow(strandedCtx, rz, p)
 	}
 	select {
 	case <-gaveUp:

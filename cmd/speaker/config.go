@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,6 +26,7 @@ type config struct {
 	retry    recoverable.RetryCounterFactory
 	fsync    bool
 	fence    bool
+	metrics  string // --metrics, "" when off
 }
 
 // badFlag is bad input in one flag (cmdline.BadFlag).
@@ -42,6 +44,9 @@ func parseConfig(c *cli.Context) (config, error) {
 	}
 	var err error
 	if cfg.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
+		return cfg, err
+	}
+	if cfg.metrics, err = metrics.Parse(c); err != nil {
 		return cfg, err
 	}
 	if cfg.interval, err = positiveDuration(c, "interval"); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,6 +40,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "retry-interval", Value: retry.Interval.String(), Usage: "base of the exponential backoff between retries, a `duration` above 0"},
 			&cli.StringFlag{Name: "retry-max-sleep", Value: retry.MaxSleep.String(), Usage: "cap on one backoff sleep, a `duration`; 0 for none"},
 			&cli.BoolFlag{Name: "fsync", Value: true, Usage: "fsync after each line (--fsync=false to turn off)"},
+			metrics.Flag(),
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "refuse to write when out.txt already holds a newer leader's epoch (at-most-one only; --fence=false to turn off)"},
 			cmdline.AuthFlag("election znodes then only this identity may change"),
 			cmdline.LogLevelFlag(),

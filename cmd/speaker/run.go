@@ -14,6 +14,7 @@ import (
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
@@ -41,6 +42,14 @@ func runSpeaker(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
+	// The metrics' address first: taken, it is the one error, and nothing
+	// has started.
+	ms, err := metrics.Listen(cfg.metrics, log)
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
+
 	spk, err := speaker.New(cfg.out, speaker.WithName(name), speaker.WithInterval(cfg.interval),
 		speaker.WithFsync(cfg.fsync), speaker.WithFence(cfg.fence), speaker.WithLogger(log))
 	if err != nil {
@@ -55,12 +64,14 @@ func runSpeaker(c *cli.Context) error {
 	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)
 	defer stopSaying()
 
-	mon, err := cfg.election.start(rz, spk, monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
+	mon, err := cfg.election.start(rz, listenerFor(ms, spk), monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
 	if err != nil {
 		rz.Close()
 		return err
 	}
 	log.Info("speaker started", "election", cfg.election.name, "path", cfg.path, "out", cfg.out, "interval", cfg.interval)
+	registerSpeaker(ctx, ms, rz, mon, spk)
+	defer ms.Serve(ctx)()
 
 	// SIGUSR1 asks the leader to step down and stand again, without a
 	// restart: a handover before maintenance.

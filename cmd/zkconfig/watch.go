@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/recipes/config"
 	"zkspeaker/recoverable"
 )
@@ -20,7 +21,7 @@ func watchCommand() *cli.Command {
 		Name:      "watch",
 		Usage:     "print each value of KEY it sees, with the time it saw it: the chapter's ConfigWatcher",
 		ArgsUsage: "KEY",
-		Flags:     commonFlags("info"),
+		Flags:     append(commonFlags("info"), metrics.Flag()),
 		Action:    runWatch,
 	}
 }
@@ -39,9 +40,18 @@ func runWatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	addr, err := metrics.Parse(c)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	log := s.Logger()
+	ms, err := metrics.Listen(addr, log) // first: a port in use starts nothing
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
 	rz, store, err := s.connect(log, watchRetry)
 	if err != nil {
 		return err
@@ -56,6 +66,8 @@ func runWatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	values = registerWatch(ctx, ms, rz, values)
+	defer ms.Serve(ctx)()
 	printValues(os.Stdout, path, values, func(msg string) { log.Info(msg, "key", a[0]) })
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"zkspeaker/internal/metrics"
 	"zkspeaker/recipes/group"
 	"zkspeaker/recoverable"
 )
@@ -32,6 +33,11 @@ func runJoin(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	ms, err := metrics.Listen(cfg.metrics, cfg.log) // first: a port in use starts nothing
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
 	rz, g, err := session(ctx, cfg, true)
 	if err != nil {
 		return quiet(ctx, explain(cfg, err))
@@ -41,6 +47,8 @@ func runJoin(c *cli.Context) error {
 		rz.Close()
 		return quiet(ctx, explain(cfg, err))
 	}
+	registerMember(ctx, ms, rz, m)
+	defer ms.Serve(ctx)()
 	fmt.Println("joined", m.Path())
 	cfg.log.Info("joined the group", "member", m.Path(), "session", fmt.Sprintf("0x%x", m.Status().Session), "timeout", rz.SessionTimeout())
 

@@ -20,6 +20,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/internal/usage"
 	"zkspeaker/recipes/group"
 )
@@ -41,7 +42,7 @@ func newApp() *cli.App {
 		Flags:                 []cli.Flag{cli.HelpFlag}, // urfave adds it only when it adds its own help command
 		Commands: []*cli.Command{
 			command("create", "make a group: a persistent znode (the chapter's CreateGroup)", "GROUP", "warn", runCreate),
-			command("join", "join a group as MEMBER until Ctrl-C, SIGTERM or SIGHUP (JoinGroup)", "GROUP MEMBER", "info", runJoin),
+			command("join", "join a group as MEMBER until Ctrl-C, SIGTERM or SIGHUP (JoinGroup)", "GROUP MEMBER", "info", runJoin, metrics.Flag()),
 			command("list", "print a group's members, one a line, sorted (ListGroup)", "GROUP", "warn", runList,
 				&cli.BoolFlag{Name: "watch", Usage: "keep running and print each member who joins (+) or leaves (-)"}),
 			command("delete", "delete a group and its members in one atomic multi (DeleteGroup)", "GROUP", "warn", runDelete),
@@ -88,6 +89,7 @@ type config struct {
 	name    string // the group as the user wrote it, for messages
 	path    string // its znode
 	member  string // join only
+	metrics string // join's --metrics, "" when off
 }
 
 // parseConfig checks the flags and the arguments, before anything talks to
@@ -109,6 +111,9 @@ func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 		return cfg, err
 	}
 	if cfg.timeout, err = cmdline.PositiveDuration(c, "timeout"); err != nil {
+		return cfg, err
+	}
+	if cfg.metrics, err = metrics.Parse(c); err != nil {
 		return cfg, err
 	}
 	cfg.log = cfg.Logger()

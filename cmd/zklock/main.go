@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/internal/usage"
 )
 
@@ -42,6 +43,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one freezes CMD at once and thaws it once the lock is proved ours again (killed if lost); at-least-one lets it run while the session may live"},
 			&cli.StringFlag{Name: "grace", Value: "5s", Usage: "time CMD gets between SIGTERM and SIGKILL, a `duration`; never past the moment the session may expire"},
 			cmdline.AuthFlag("the lock's znodes then only this identity may change"),
+			metrics.Flag(),
 			cmdline.LogLevelFlag(),
 			cli.HelpFlag,
 		},

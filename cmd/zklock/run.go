@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
 )
@@ -19,11 +20,12 @@ import (
 // settings are zklock's flags, checked.
 type settings struct {
 	cmdline.ZooKeeper
-	path   string
-	name   string
-	policy nodemonitor.Policy
-	grace  time.Duration
-	argv   []string
+	path    string
+	name    string
+	policy  nodemonitor.Policy
+	grace   time.Duration
+	argv    []string
+	metrics string // --metrics, "" when off
 }
 
 func parse(c *cli.Context) (settings, error) {
@@ -33,6 +35,9 @@ func parse(c *cli.Context) (settings, error) {
 		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
 	}
 	if s.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
+		return s, err
+	}
+	if s.metrics, err = metrics.Parse(c); err != nil {
 		return s, err
 	}
 	if err := nodemonitor.ValidatePath(s.path); err != nil {
@@ -65,6 +70,11 @@ func runLock(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
+	ms, err := metrics.Listen(s.metrics, log) // first: a port in use starts nothing
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
 	rz, acl, err := s.Connect(log)
 	if err != nil {
 		return err
@@ -73,6 +83,8 @@ func runLock(c *cli.Context) error {
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
 	defer lk.Unlock()
+	registerLock(ctx, ms, rz, lk)
+	defer ms.Serve(ctx)()
 	log.Info("waiting for the lock", "path", s.path)
 	if err := lk.Lock(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -127,13 +127,19 @@ func (c *Candidate) Close() {
 
 // set records a new state and znode, and tells the observers if either
 // changed.
-func (c *Candidate) set(state State, node string) {
+func (c *Candidate) set(state State, node string) { c.setWhy(state, node, "") }
+
+// setWhy is set, saying why the state changed (see Status.Why).
+func (c *Candidate) setWhy(state State, node, why string) {
 	c.mu.Lock()
 	changed := c.status.State != state || c.status.Node != node
-	c.status = Status{State: state, Node: node}
+	if c.status.State == state {
+		why = c.status.Why // the same state: what made it stays the reason
+	}
+	c.status = Status{State: state, Node: node, Why: why}
 	c.mu.Unlock()
 	if changed {
-		c.observers.Publish(Status{State: state, Node: node})
+		c.observers.Publish(Status{State: state, Node: node, Why: why})
 	}
 }
 

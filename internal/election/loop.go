@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -228,11 +229,11 @@ func (c *Candidate) apply(d Decision) {
 	}
 	switch {
 	case d.Leader && prev == StatePaused:
-		c.set(StateActive, d.Node)
+		c.setWhy(StateActive, d.Node, "resumed")
 		c.log.Info("reconnected in time: still the leader", "znode", d.Node)
 		c.listener.StartSpeaking(c.confirmer(d.Proof)) // a no-op if it never stopped (at-least-one)
 	case d.Leader && prev != StateActive:
-		c.set(StateActive, d.Node)
+		c.setWhy(StateActive, d.Node, "elected")
 		c.log.Info("became leader", "znode", d.Node)
 		c.listener.StartSpeaking(c.confirmer(d.Proof))
 	case !d.Leader && prev != StateInactive:
@@ -245,7 +246,7 @@ func (c *Candidate) apply(d Decision) {
 
 // pause enters the paused state after a disconnection of the leader.
 func (c *Candidate) pause() {
-	c.setState(StatePaused)
+	c.setWhy(StatePaused, c.Node(), "paused")
 	if c.policy == AtMostOne && !brokenGuards {
 		c.listener.StopSpeaking()
 		c.log.Warn("paused: lost the connection, stopped speaking until it is back", "policy", c.policy)
@@ -256,19 +257,35 @@ func (c *Candidate) pause() {
 
 // deactivate makes sure we are silent and not the leader.
 func (c *Candidate) deactivate(why string) {
-	if prev := c.silence(); prev == StateActive || prev == StatePaused {
+	if prev := c.silence(reasonWord(why)); prev == StateActive || prev == StatePaused {
 		c.sayStopped(why)
 	}
 }
 
-// silence makes us inactive and silent, and returns the state we were in.
-func (c *Candidate) silence() State {
+// silence makes us inactive and silent, for the reason why (a word of
+// Status.Why), and returns the state we were in.
+func (c *Candidate) silence(why string) State {
 	prev := c.State()
 	if prev != StateInactive {
-		c.setState(StateInactive)
+		c.setWhy(StateInactive, c.Node(), why)
 		c.listener.StopSpeaking()
 	}
 	return prev
+}
+
+// reasonWord is the word of Status.Why for a reason the log gives in
+// words.
+func reasonWord(why string) string {
+	switch {
+	case why == reasonClosing:
+		return "closed"
+	case strings.Contains(why, "expired"):
+		return "expired"
+	case strings.Contains(why, "deleted"), strings.Contains(why, "replaced"):
+		return "deleted"
+	default:
+		return "lost"
+	}
 }
 
 // sayStopped logs that a leader stopped leading, and why.
@@ -291,7 +308,7 @@ func (c *Candidate) leave() {
 	c.left = true
 	// Silent at once, but said after the delete went out: the successor
 	// waits for that write, not for our log line.
-	prev := c.silence()
+	prev := c.silence("closed")
 	if c.connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		switch err := c.recipe.Leave(ctx); {
@@ -307,7 +324,7 @@ func (c *Candidate) leave() {
 	if prev == StateActive || prev == StatePaused {
 		c.sayStopped(reasonClosing)
 	}
-	c.setState(StateClosed)
+	c.setWhy(StateClosed, c.Node(), "closed")
 }
 
 // newCheckRetries spaces out the retries of a failed election check, which

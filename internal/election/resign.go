@@ -65,7 +65,7 @@ func (ls *loopState) resign(r resignation) next {
 		r.done <- ErrNothingToResign
 		return next{}
 	}
-	c.silence()
+	c.silence("resigned")
 	// Our own watch fires for our own delete: forget it, and the first
 	// act's watch with it.
 	ls.wake, ls.first = nil, firstAct{}
@@ -74,7 +74,7 @@ func (ls *loopState) resign(r resignation) next {
 		r.done <- err
 		return next{check: true}
 	}
-	c.set(StateInactive, "")
+	c.setWhy(StateInactive, "", "resigned")
 	r.done <- nil
 	c.log.Info("resigned: stopped speaking and left the line", "rejoin_after", r.rejoin)
 	if ls.retry != nil {

@@ -40,6 +40,10 @@ type Status struct {
 	State State
 	// Node is the path of its znode, "" before it joined.
 	Node string
+	// Why says, in one word, what made the last change of state: elected,
+	// resumed, paused, resigned, expired, deleted, lost (another leads) or
+	// closed; "" for a change of znode alone.
+	Why string
 }
 
 // Policy says what a paused leader does: the two kinds of application in the

@@ -116,7 +116,7 @@ func TestMakeDemoInstallsOnlyWhatTheDemoNeeds(t *testing.T) {
 	if !strings.Contains(demo, "install-zookeeper.sh") {
 		t.Errorf("make demo does not install ZooKeeper:\n%s", demo)
 	}
-	for _, tool := range []string{"chromium", "shellcheck", "tmux"} {
+	for _, tool := range []string{"chromium", "shellcheck", "tmux", "promtool"} {
 		if strings.Contains(demo, tool) {
 			t.Errorf("make demo would install %s, which only the tests need:\n%s", tool, demo)
 		}

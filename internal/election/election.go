@@ -143,7 +143,6 @@ func (c *Candidate) setWhy(state State, node, why string) {
 	}
 }
 
-func (c *Candidate) setState(s State) { c.set(s, c.Node()) }
 
 // sessionDeadline is the moment from which the servers may have expired our
 // session (recoverable.AliveUntil), less a twentieth of the session timeout

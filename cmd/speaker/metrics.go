@@ -17,10 +17,10 @@ import (
 // speaker_paused_seconds_total), the session's, and the Speaker's own:
 // its epoch and its lines, written and refused by the fence.
 func registerSpeaker(ctx context.Context, ms *metrics.Server, rz *recoverable.RecoverableZookeeper, mon monitor, spk *speaker.Speaker) {
-	ms.Leadership("speaker", "leader", mon.Observe(ctx))
 	if ms == nil {
-		return
+		return // no observer of the election without metrics: nothing on the failover's path
 	}
+	ms.Leadership("speaker", "leader", mon.Observe(ctx))
 	ms.Session("speaker").Follow(ctx, rz)
 	ms.Registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "speaker_epoch",

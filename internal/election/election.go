@@ -143,7 +143,6 @@ func (c *Candidate) setWhy(state State, node, why string) {
 	}
 }
 
-
 // sessionDeadline is the moment from which the servers may have expired our
 // session (recoverable.AliveUntil), less a twentieth of the session timeout
 // for timer delays and for the drift between our clock and the servers'.

@@ -45,6 +45,9 @@ func (c *Candidate) loop(ctx context.Context) {
 		// meanwhile and left: then nothing is left to do.
 		c.turn.Lock()
 		if w.kind == wokeByEnd || c.left {
+			if w.kind == wokeByResign {
+				w.resign.done <- ErrClosed // taken from Resign just as Close came
+			}
 			return
 		}
 		nx, ok := ls.handle(ctx, w)
@@ -70,7 +73,10 @@ type loopState struct {
 	// ready: the last decision asked to prepare on wake; prepared: the
 	// listener was told to, and not yet told that it did not lead.
 	ready, prepared bool
-	preparing       preparer
+	// rejoining: a resigned candidate waits for retry before it stands
+	// again, a reconnect meanwhile included.
+	rejoining bool
+	preparing preparer
 }
 
 // firstAct holds a new leader's watch on its own znode until its listener's
@@ -146,10 +152,10 @@ func (ls *loopState) handle(ctx context.Context, w wakeup) (next, bool) {
 	case wokeByFirstAct:
 		ls.watchOwnNow(ctx)
 	case wokeByRetry:
-		ls.retry = nil
+		ls.retry, ls.rejoining = nil, false
 		return next{check: true}, true
 	case wokeByResign:
-		return ls.resign(w.resign), true
+		return ls.resign(ctx, w.resign), true
 	case wokeByPauseEnd:
 		// Forget the watch too: should the session turn out to have
 		// survived (the servers can be slower to expire it than our clock

@@ -16,7 +16,7 @@ func (ls *loopState) sessionChanged(ev recoverable.SessionEvent) (next, bool) {
 		// After a plain reconnect go-zookeeper re-arms our watches, so a
 		// follower has nothing to do. A paused leader must confirm that its
 		// znode survived; a new session must join again.
-		return next{check: ev.NewSession || c.State() == StatePaused || ls.wake == nil}, true
+		return next{check: ev.NewSession || c.State() == StatePaused || (ls.wake == nil && !ls.rejoining)}, true
 	case recoverable.StateDisconnected:
 		ls.disconnected(ev)
 	case recoverable.StateExpired, recoverable.StateAuthFailed:

@@ -45,16 +45,32 @@ func (c *Candidate) Resign(ctx context.Context, rejoin time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	// Once handed over, the answer wins over a context or a Close that is
+	// done at the same moment: a resignation that happened is reported.
 	select {
 	case err := <-r.done:
 		return err
+	case <-c.done:
 	case <-ctx.Done():
+	}
+	select {
+	case err := <-r.done:
+		return err
+	default:
+	}
+	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	return ErrClosed
 }
 
-// resign acts on a Resign call, holding the turn.
-func (ls *loopState) resign(r resignation) next {
+// leaveWait bounds a resignation's delete as leave bounds a closing one's:
+// Close, which cancels the loop's ctx, must not wait on a caller's longer
+// deadline while ZooKeeper is out of reach.
+const leaveWait = time.Second
+
+// resign acts on a Resign call, holding the turn; ctx is the loop's.
+func (ls *loopState) resign(ctx context.Context, r resignation) next {
 	c := ls.c
 	switch c.State() {
 	case StatePaused:
@@ -69,7 +85,10 @@ func (ls *loopState) resign(r resignation) next {
 	// Our own watch fires for our own delete: forget it, and the first
 	// act's watch with it.
 	ls.wake, ls.first = nil, firstAct{}
-	if err := c.recipe.Leave(r.ctx); err != nil {
+	leaveCtx, cancel := context.WithTimeout(r.ctx, leaveWait)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	if err := c.recipe.Leave(leaveCtx); err != nil {
 		// The znode may still be there: look again, and lead on if it is.
 		r.done <- err
 		return next{check: true}
@@ -81,7 +100,8 @@ func (ls *loopState) resign(r resignation) next {
 		ls.retry.Stop()
 	}
 	if r.rejoin > 0 {
-		ls.retry = time.NewTimer(r.rejoin)
+		// Until then a reconnect must not race for the znode either.
+		ls.retry, ls.rejoining = time.NewTimer(r.rejoin), true
 		return next{}
 	}
 	ls.retry = nil

@@ -11,7 +11,8 @@ import (
 
 // Leadership registers, for one candidate of an election:
 //
-//	prefix_<role>                      1 while it leads (or holds), 0 otherwise
+//	prefix_<role>                      1 while it leads (or holds) with its
+//	                                   connection, 0 otherwise (paused: 0)
 //	prefix_leadership_changes_total    changes, by reason (elected, resumed,
 //	                                   paused, resigned, expired, deleted,
 //	                                   lost, closed)
@@ -19,19 +20,11 @@ import (
 //	                                   connection lost
 //
 // and keeps them from statuses (the monitor's Observe) until that channel
-// closes. role is "leader" or "holder". On a nil Server it drains
-// statuses and does nothing else.
+// closes, which ends its goroutine. role is "leader" or "holder".
 func (s *Server) Leadership(prefix, role string, statuses <-chan election.Status) {
-	if s == nil {
-		go func() {
-			for range statuses {
-			}
-		}()
-		return
-	}
 	l := &leadership{
 		leads: prometheus.NewGauge(prometheus.GaugeOpts{Name: prefix + "_" + role,
-			Help: "1 while this process is the " + role + ", 0 otherwise."}),
+			Help: "1 while this process is the " + role + " with its connection to ZooKeeper, 0 otherwise (paused included: see " + prefix + "_paused_seconds_total)."}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: prefix + "_leadership_changes_total",
 			Help: "Changes of this process's leadership, by reason."}, []string{"reason"}),
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,7 +143,9 @@ func (c *speakerCandidate) leave() {
 		// the znode, and returns once it is gone.
 		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
 		defer cancel()
-		_ = c.mon.Resign(ctx)
+		if err := c.mon.Resign(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: the leader could not resign: %v\n", err)
+		}
 		return
 	}
 	c.spk.Retire()

@@ -35,7 +35,9 @@ type resignation struct {
 // server write, which hands over to the successor as a graceful exit does,
 // and returns once the znode is gone. The candidate then stands again,
 // rejoin later. It returns ErrNothingToResign when we do not lead,
-// ErrPausedResign while cut off, and ErrClosed after Close.
+// ErrPausedResign while cut off, and ErrClosed after Close. Call it from
+// any goroutine but the listener's callbacks: those run on the
+// candidate's own goroutine, which must be free to take the call.
 func (c *Candidate) Resign(ctx context.Context, rejoin time.Duration) error {
 	r := resignation{ctx: ctx, rejoin: rejoin, done: make(chan error, 1)}
 	select {

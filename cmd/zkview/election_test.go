@@ -18,7 +18,7 @@ import (
 func TestPageFollowsTheElection(t *testing.T) {
 	zktest.SkipShort(t)
 	t.Parallel()
-	cluster := zktest.Start(t, 3)
+	cluster := zktest.Shared(t)
 	out := filepath.Join(t.TempDir(), "out.txt")
 	const session, interval = time.Second, 100 * time.Millisecond
 	url, _ := serve(t, "--servers", cluster.ConnString(), "--out", out)

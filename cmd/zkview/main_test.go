@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	// servers is the standalone server TestMain starts (none under -short).
+	// servers is the 3-server ensemble TestMain starts (none under -short).
 	servers []string
 	// bin is the zkview binary TestMain builds.
 	bin string
@@ -26,7 +26,8 @@ var (
 )
 
 // TestMain builds zkview and the commands it watches, and starts one real
-// server for the package.
+// 3-server ensemble that all the package's tests share, each on paths of
+// its own.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "zkview-tools-")
 	if err != nil {
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := zktest.MainCommand(m, &servers, &bin)
+	code := zktest.MainCommandEnsemble(m, &servers, &bin)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

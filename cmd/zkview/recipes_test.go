@@ -18,7 +18,8 @@ import (
 // lock's queue and its handover, a group's members and one leaving, a
 // configuration key set twice, and a sequence handing out IDs under its
 // persistence leader. Each change shows without a reload, within a second
-// of ZooKeeper's notification.
+// of ZooKeeper's notification; then 120 changes of one key measure that
+// second (measureLatency).
 func TestPageFollowsTheRecipes(t *testing.T) {
 	zktest.SkipShort(t)
 	t.Parallel()
@@ -81,6 +82,9 @@ func TestPageFollowsTheRecipes(t *testing.T) {
 	p.await("the next ID after five", within, "6", func() string {
 		return p.eval(`document.querySelector("#sequences [data-sequence=orders]")?.dataset.next`)
 	})
+
+	// How soon a change reaches the page, on the same page.
+	measureLatency(t, p, "/view-config")
 }
 
 // run runs a command to its end and fails the test unless it succeeds.

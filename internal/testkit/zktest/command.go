@@ -14,6 +14,18 @@ import (
 // commands under test, and the servers zktest starts, inherit the
 // environment, and an exported one would change them.
 func MainCommand(m *testing.M, servers *[]string, bin *string, buildFlags ...string) int {
+	return mainCommandOf(m, servers, bin, 1, buildFlags...)
+}
+
+// MainCommandEnsemble is MainCommand with a 3-server ensemble as the
+// package's shared servers, for a command whose tests need one anyway:
+// one ensemble serves them all, and no standalone server is started
+// beside it.
+func MainCommandEnsemble(m *testing.M, servers *[]string, bin *string, buildFlags ...string) int {
+	return mainCommandOf(m, servers, bin, 3, buildFlags...)
+}
+
+func mainCommandOf(m *testing.M, servers *[]string, bin *string, n int, buildFlags ...string) int {
 	dir, err := os.MkdirTemp("", "zktest-command-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -33,7 +45,7 @@ func MainCommand(m *testing.M, servers *[]string, bin *string, buildFlags ...str
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		return 1
 	}
-	return Main(m, servers)
+	return mainOf(m, servers, n)
 }
 
 // SkipShort skips t under -short, the one mode that runs unit tests alone:

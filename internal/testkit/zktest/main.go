@@ -44,7 +44,10 @@ var errFatal, errSkip = new(int), new(int)
 // one Shared returns, whose addresses it stores in *servers, then checks
 // that the tests left no goroutine running (leakcheck). Under -short it starts
 // nothing and skips the examples, which need the server.
-func Main(m *testing.M, servers *[]string) (code int) {
+func Main(m *testing.M, servers *[]string) (code int) { return mainOf(m, servers, 1) }
+
+// mainOf is Main with n servers: a standalone one, or an ensemble.
+func mainOf(m *testing.M, servers *[]string, n int) (code int) {
 	flag.Parse()
 	if testing.Short() {
 		skip := "^Example"
@@ -67,7 +70,7 @@ func Main(m *testing.M, servers *[]string) (code int) {
 		}
 		code = leakcheck.Check(code)
 	}()
-	c := Start(tb, 1)
+	c := Start(tb, n)
 	sharedMu.Lock()
 	shared = c
 	sharedMu.Unlock()

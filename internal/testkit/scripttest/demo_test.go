@@ -127,15 +127,17 @@ func TestDemo(t *testing.T) {
 }
 
 // make demo beside an ensemble already running in its folder refuses and
-// touches nothing: the servers keep serving, their folder stays. Then,
-// without its pid files, ensemble.sh stop still finds and stops them.
+// touches nothing: the server keeps serving, its folder stays. Then,
+// without its pid file, ensemble.sh stop still finds and stops it. One
+// server is as much an ensemble running there as three, at a third of
+// the start-up.
 func TestDemoRefusesARunningEnsemble(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	e := &ensembleScript{t: t, dir: filepath.Join(dir, "ensemble"), base: freeBase(t)}
 	t.Cleanup(func() { _, _ = e.run("clean") })
 	killLeftovers(t, dir)
-	e.must("start", "3")
+	e.must("start", "1")
 
 	cmd, out := demoCmd(t, dir, "demo.sh", fmt.Sprintf("ZK_BASE_PORT=%d", e.base))
 	if err := cmd.Run(); err == nil {
@@ -147,23 +149,18 @@ func TestDemoRefusesARunningEnsemble(t *testing.T) {
 	if strings.Contains(out.String(), "are stopped") {
 		t.Errorf("demo.sh claims it stopped everything, yet started nothing:\n%s", out)
 	}
-	m := e.modes()
-	if l, _ := count(m, "leader"); l != 1 {
-		t.Errorf("after demo.sh: modes %v, want the ensemble still serving", m)
-	} else if f, _ := count(m, "follower"); f != 2 {
-		t.Errorf("after demo.sh: modes %v, want the ensemble still serving", m)
+	if m := e.modes(); len(m) != 1 || m["1"] != "standalone" {
+		t.Errorf("after demo.sh: modes %v, want the server still serving", m)
 	}
-	for _, f := range []string{"servers", "zk1/zoo.cfg", "zk1/data/myid", "zk2/data/version-2", "zk3/server.pid"} {
+	for _, f := range []string{"servers", "zk1/zoo.cfg", "zk1/data/version-2", "zk1/server.pid"} {
 		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
 			t.Errorf("demo.sh touched the running ensemble's folder: %v", err)
 		}
 	}
 
-	for i := 1; i <= 3; i++ {
-		_ = os.Remove(filepath.Join(e.dir, fmt.Sprintf("zk%d", i), "server.pid"))
-	}
-	if out := e.must("stop"); strings.Count(out, "stopped") != 3 {
-		t.Errorf("stop without pid files said %q, want three servers stopped", out)
+	_ = os.Remove(filepath.Join(e.dir, "zk1", "server.pid"))
+	if out := e.must("stop"); strings.Count(out, "stopped") != 1 {
+		t.Errorf("stop without its pid file said %q, want the server stopped", out)
 	}
 	waitNoLeftovers(t, dir)
 }

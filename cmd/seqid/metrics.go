@@ -31,12 +31,11 @@ type persistMetrics struct {
 	session *metrics.Session
 	opts    []sequence.Option
 
-	mu                   sync.Mutex
-	rz                   *recoverable.RecoverableZookeeper
-	p                    *sequence.Persister
-	raised, refused      int64 // by the Persisters before p
-	leader, raises, refs prometheus.Collector
-	next, limit          *prometheus.Desc
+	mu              sync.Mutex
+	rz              *recoverable.RecoverableZookeeper
+	p               *sequence.Persister
+	raised, refused int64 // by the Persisters before p
+	next, limit     *prometheus.Desc
 }
 
 // newPersistMetrics registers persist's metrics; nil when --metrics is off.
@@ -47,13 +46,13 @@ func newPersistMetrics(ms *metrics.Server, opts []sequence.Option) *persistMetri
 	m := &persistMetrics{session: ms.Session("seqid"), opts: opts,
 		next:  prometheus.NewDesc("seqid_next_id", "The next ID of the sequence: every ID below it was handed out.", []string{"sequence"}, nil),
 		limit: prometheus.NewDesc("seqid_limit", "The sequence's limit: workers hand out IDs only below it.", []string{"sequence"}, nil)}
-	m.leader = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqid_leader",
-		Help: "1 while this process leads the persistence of the sequences, 0 otherwise."}, m.leading)
-	m.raises = prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqid_limit_raises_total",
-		Help: "Limits this process raised, each after storing its reservation."}, func() float64 { r, _ := m.counts(); return r })
-	m.refs = prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqid_limit_raises_refused_total",
-		Help: "Raises ZooKeeper refused because this process no longer led."}, func() float64 { _, f := m.counts(); return f })
-	ms.Registry.MustRegister(m.leader, m.raises, m.refs, m)
+	ms.Registry.MustRegister(m,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "seqid_leader",
+			Help: "1 while this process leads the persistence of the sequences, 0 otherwise."}, m.leading),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqid_limit_raises_total",
+			Help: "Limits this process raised, each after storing its reservation."}, func() float64 { r, _ := m.counts(); return r }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "seqid_limit_raises_refused_total",
+			Help: "Raises ZooKeeper refused because this process no longer led."}, func() float64 { _, f := m.counts(); return f }))
 	return m
 }
 

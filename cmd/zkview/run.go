@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -38,8 +37,8 @@ func parse(c *cli.Context) (settings, error) {
 	if s.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
 		return s, err
 	}
-	if s.listen, err = parseListen(c.String("listen")); err != nil {
-		return s, cmdline.BadFlag("listen", "%v", err)
+	if s.listen, err = cmdline.ParseListen("listen", c.String("listen"), "127.0.0.1:8181"); err != nil {
+		return s, err
 	}
 	panel := func(flag string) (live.Panel, error) {
 		p := live.Panel{Path: c.String(flag), Named: c.IsSet(flag)}
@@ -68,30 +67,15 @@ func parse(c *cli.Context) (settings, error) {
 	return s, nil
 }
 
-// parseListen checks a host:port to listen on.
-func parseListen(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", fmt.Errorf("%q is not host:port (such as 127.0.0.1:8181)", addr)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", fmt.Errorf("%q: the port must be a number from 0 to 65535", addr)
-	}
-	if host != "" && net.ParseIP(host) == nil && host != "localhost" {
-		return "", fmt.Errorf("%q: the host must be an IP address or localhost", addr)
-	}
-	return addr, nil
-}
-
 // run serves the page until SIGINT, SIGTERM or SIGHUP.
 func run(c *cli.Context) error {
 	s, err := parse(c)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", s.listen)
+	ln, err := cmdline.Listen("listen", s.listen, "cannot serve")
 	if err != nil {
-		return fmt.Errorf("cannot serve on --listen %s: %w", s.listen, errors.Unwrap(err))
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()

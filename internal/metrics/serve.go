@@ -7,12 +7,9 @@ package metrics
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,21 +27,10 @@ func Flag() cli.Flag {
 
 // Parse checks --metrics: "" when off.
 func Parse(c *cli.Context) (string, error) {
-	addr := c.String("metrics")
-	if addr == "" {
+	if c.String("metrics") == "" {
 		return "", nil
 	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", cmdline.BadFlag("metrics", "%q is not host:port (such as 127.0.0.1:9464)", addr)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", cmdline.BadFlag("metrics", "%q: the port must be a number from 0 to 65535", addr)
-	}
-	if host != "" && host != "localhost" && net.ParseIP(host) == nil {
-		return "", cmdline.BadFlag("metrics", "%q: the host must be an IP address or localhost", addr)
-	}
-	return addr, nil
+	return cmdline.ParseListen("metrics", c.String("metrics"), "127.0.0.1:9464")
 }
 
 // Server is a command's metrics: its registry, and the listener it serves
@@ -63,13 +49,9 @@ func Listen(addr string, log *slog.Logger) (*Server, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := cmdline.Listen("metrics", addr, "cannot serve metrics")
 	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) {
-			err = op.Err
-		}
-		return nil, fmt.Errorf("cannot serve metrics on --metrics %s: %w", addr, err)
+		return nil, err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

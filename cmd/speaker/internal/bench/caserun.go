@@ -64,7 +64,8 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	gone := leader.session().Traffic()
 	// leaving is the leaver's part of the path; whole, all it sent, a
 	// resigner's rejoin included.
-	leaving, whole := delta(left, gone), delta(left, gone)
+	whole := delta(left, gone)
+	leaving := whole
 	if cr.Resign {
 		leaving = delta(left, resigned)
 	}

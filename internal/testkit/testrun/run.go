@@ -31,6 +31,7 @@ type result struct {
 	pkg    string
 	passed bool
 	wall   time.Duration      // from starting go test to its exit, build included
+	cpu    time.Duration      // user and system time of go test and what it waited for: the test binary, and the servers and commands the tests reaped
 	tests  map[string]float64 // top-level and sub-tests: seconds each
 	spans  map[string]*span   // top-level tests: from their start to their last subtest's end
 	failed []string           // the tests that failed, in order
@@ -165,6 +166,9 @@ func testPackage(cfg runConfig, pkg string) *result {
 	readEvents(r, events)
 	err = cmd.Wait()
 	r.wall = time.Since(start)
+	if ps := cmd.ProcessState; ps != nil {
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if logFile != nil {
 		logFile.Close()
 	}

@@ -57,6 +57,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"create", "--auth", "", "fresh"}, "--auth: is empty"},
 		{[]string{"bench", "--workers", "0"}, "--workers"},
 		{[]string{"bench", "--batch", "x"}, "--batch"},
+		{[]string{"bench", "--goroutines", "0"}, "--goroutines"},
+		{[]string{"bench", "--backoff", "50ms-5ms"}, "--backoff"},
+		{[]string{"bench", "--backoff", "fast"}, "--backoff"},
+		{[]string{"bench", "--warmup", "-1s"}, "--warmup"},
 		{[]string{"frobnicate"}, "no command"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

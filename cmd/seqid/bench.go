@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,12 +23,15 @@ import (
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure IDs per second and compare-and-set conflicts against the number of workers and the batch size, with a persistence leader raising the limits",
+		Usage: "measure IDs per second and compare-and-set conflicts against the number of workers, of goroutines in one worker, the batch size and the backoff, with a persistence leader raising the limits",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a local 3-server ensemble of our own)"},
-			&cli.StringFlag{Name: "workers", Value: "1,2,4,8,16", Usage: "numbers of concurrent workers, comma-separated, each 1 to 256"},
-			&cli.StringFlag{Name: "batch", Value: "1,10,100", Usage: "IDs per compare-and-set, comma-separated, each 1 or more"},
+			&cli.StringFlag{Name: "workers", Value: "1,2,4,8,16", Usage: "numbers of concurrent workers, each a session and a Sequence of its own, comma-separated, each 1 to 256"},
+			&cli.StringFlag{Name: "goroutines", Value: "1,16,64", Usage: "numbers of goroutines sharing one worker's Sequence, whose calls it combines, comma-separated, each 1 to 1024; \"\" for none"},
+			&cli.StringFlag{Name: "batch", Value: "1,10,100", Usage: "IDs per call, comma-separated, each 1 or more"},
+			&cli.StringFlag{Name: "backoff", Value: defaultBackoff, Usage: "a worker's backoff after a lost compare-and-set, `BASE-MAX` (doubled from BASE with each loss in a row, up to MAX) or none (retry at once, as the article does), comma-separated to compare"},
 			&cli.StringFlag{Name: "duration", Value: "3s", Usage: "how long each row runs, a `duration`"},
+			&cli.StringFlag{Name: "warmup", Value: "30s", Usage: "how long to warm the servers up before the first row, a `duration` (0s for none): a fresh server gets faster for many seconds as its JIT compiles"},
 			&cli.StringFlag{Name: "block", Value: "100000", Usage: "the persistence leader's reservation size, 1 or more"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
 		},
@@ -49,6 +53,14 @@ func runBench(c *cli.Context) error {
 	if cfg.Workers, err = intList(c, "workers", 1, 256); err != nil {
 		return err
 	}
+	if strings.TrimSpace(c.String("goroutines")) != "" {
+		if cfg.Goroutines, err = intList(c, "goroutines", 1, 1024); err != nil {
+			return err
+		}
+	}
+	if cfg.Backoffs, err = backoffList(c.String("backoff")); err != nil {
+		return err
+	}
 	batches, err := intList(c, "batch", 1, 1<<30)
 	if err != nil {
 		return err
@@ -58,6 +70,9 @@ func runBench(c *cli.Context) error {
 	}
 	if cfg.Duration, err = cmdline.PositiveDuration(c, "duration"); err != nil {
 		return err
+	}
+	if cfg.Warmup, err = time.ParseDuration(c.String("warmup")); err != nil || cfg.Warmup < 0 {
+		return cmdline.BadFlag("warmup", "%q: want a duration such as 15s, or 0s for none", c.String("warmup"))
 	}
 	if cfg.Block, err = int64Flag(c, "block", 1, sequence.MaxBlock); err != nil {
 		return err
@@ -79,22 +94,45 @@ func runBench(c *cli.Context) error {
 	fmt.Fprintf(os.Stderr, "bench: %s per row on %s; a persistence leader raises limits %d IDs at a time\n", cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Block)
 	// Fixed widths rather than a tabwriter: each row shows as soon as it
 	// is measured.
-	const row = "%6v %8v %10v %8v %14v %13v %6v %7v\n"
+	const row = "%-10v %5v %7v %10v %9v %8v %13v %12v %5v %6v\n"
 	if !c.Bool("json") {
-		fmt.Printf(row, "BATCH", "WORKERS", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")
+		fmt.Printf(row, "BACKOFF", "BATCH", "WORKERS", "GOROUTINES", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")
 	}
 	err = seqbench.Run(ctx, cfg, func(r seqbench.Row) {
 		if c.Bool("json") {
 			_ = json.NewEncoder(os.Stdout).Encode(r)
 			return
 		}
-		fmt.Printf(row, r.Batch, r.Workers, fmt.Sprintf("%.0f", r.IDsPerSec), fmt.Sprintf("%.0f", r.CASPerSec),
+		fmt.Printf(row, r.Backoff, r.Batch, r.Workers, r.Goroutines, fmt.Sprintf("%.0f", r.IDsPerSec), fmt.Sprintf("%.0f", r.CASPerSec),
 			fmt.Sprintf("%.2f", r.Conflicts), fmt.Sprintf("%.3f", r.ConflictID), r.Waits, r.Raises)
 	})
 	if ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// defaultBackoff is the library's own backoff, as --backoff writes it.
+var defaultBackoff = seqbench.Backoff{Base: sequence.DefaultBackoffBase, Max: sequence.DefaultBackoffMax}.String()
+
+// backoffList parses --backoff: none, or BASE-MAX, comma-separated.
+func backoffList(flag string) ([]seqbench.Backoff, error) {
+	var out []seqbench.Backoff
+	for _, f := range strings.Split(flag, ",") {
+		f = strings.TrimSpace(f)
+		if f == "none" {
+			out = append(out, seqbench.Backoff{})
+			continue
+		}
+		lo, hi, ok := strings.Cut(f, "-")
+		base, err1 := time.ParseDuration(lo)
+		limit, err2 := time.ParseDuration(hi)
+		if !ok || err1 != nil || err2 != nil || base <= 0 || limit < base || limit > time.Minute {
+			return nil, cmdline.BadFlag("backoff", "%q: want none or BASE-MAX, two durations such as 2ms-50ms, the first above 0 and no more than the second, at most a minute", f)
+		}
+		out = append(out, seqbench.Backoff{Base: base, Max: limit})
+	}
+	return out, nil
 }
 
 // intList parses a comma-separated flag of whole numbers in [lo, hi].

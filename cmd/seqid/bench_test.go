@@ -12,18 +12,24 @@ import (
 	"zkspeaker/internal/testkit/zktest"
 )
 
-// `seqid bench` measures each pair of batch and workers, in that order,
-// with counts that add up, and leaves nothing behind on the server.
+// `seqid bench` measures each case in order (backoff, then batch, then
+// separate workers, then goroutines sharing one worker), with counts that
+// add up, goroutines that share their writes, and leaves nothing behind on
+// the server.
 func TestBenchRuns(t *testing.T) {
 	t.Parallel()
-	out := mustSeqid(t, "bench", "--servers", server(t), "--workers", "1,3", "--batch", "1,10", "--duration", "300ms", "--json")
+	out := mustSeqid(t, "bench", "--servers", server(t), "--workers", "1,3", "--goroutines", "8", "--batch", "1,10",
+		"--backoff", "none,5ms-200ms", "--warmup", "300ms", "--duration", "300ms", "--json")
 	type row struct {
-		Batch     int64   `json:"batch"`
-		Workers   int     `json:"workers"`
-		IDs       int64   `json:"ids"`
-		IDsPerSec float64 `json:"ids_per_second"`
-		Conflicts float64 `json:"conflicts_per_cas"`
-		Waits     int64   `json:"waits"`
+		Backoff    string  `json:"backoff"`
+		Batch      int64   `json:"batch"`
+		Workers    int     `json:"workers"`
+		Goroutines int     `json:"goroutines"`
+		IDs        int64   `json:"ids"`
+		IDsPerSec  float64 `json:"ids_per_second"`
+		CASPerSec  float64 `json:"cas_per_second"`
+		Conflicts  float64 `json:"conflicts_per_cas"`
+		Waits      int64   `json:"waits"`
 	}
 	var rows []row
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -33,16 +39,28 @@ func TestBenchRuns(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	want := [][2]int64{{1, 1}, {1, 3}, {10, 1}, {10, 3}}
+	var want []row
+	for _, backoff := range []string{"none", "5ms-200ms"} {
+		for _, batch := range []int64{1, 10} {
+			want = append(want, row{Backoff: backoff, Batch: batch, Workers: 1, Goroutines: 1},
+				row{Backoff: backoff, Batch: batch, Workers: 3, Goroutines: 1},
+				row{Backoff: backoff, Batch: batch, Workers: 1, Goroutines: 8})
+		}
+	}
 	if len(rows) != len(want) {
 		t.Fatalf("got %d rows, want %d: %s", len(rows), len(want), out)
 	}
 	for i, r := range rows {
-		if r.Batch != want[i][0] || int64(r.Workers) != want[i][1] || r.IDs <= 0 || r.IDsPerSec <= 0 || r.IDs%r.Batch != 0 {
-			t.Errorf("row %d: %+v", i, r)
+		w := want[i]
+		if r.Backoff != w.Backoff || r.Batch != w.Batch || r.Workers != w.Workers || r.Goroutines != w.Goroutines ||
+			r.IDs <= 0 || r.IDsPerSec <= 0 || r.IDs%r.Batch != 0 {
+			t.Errorf("row %d: %+v, want the case %+v", i, r, w)
 		}
 		if r.Workers == 1 && r.Conflicts != 0 {
 			t.Errorf("a lone worker met conflicts: %+v", r)
+		}
+		if r.Goroutines > 1 && r.CASPerSec*float64(r.Batch) >= r.IDsPerSec {
+			t.Errorf("8 goroutines of one worker did not share their writes: %.0f writes/s for %.0f IDs/s", r.CASPerSec, r.IDsPerSec)
 		}
 	}
 	rz := zktest.Connect(t, servers, 4*time.Second)

@@ -3,6 +3,7 @@ package sequence_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,16 +14,18 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// BenchmarkNext times the article's compare-and-set on a local standalone
-// server, with a persistence leader raising the limit as in production:
-// ns/op is the time per NextN call, over all workers, each on a session of
-// its own. Beside it: IDs per second; conflicts (compare-and-sets lost to
-// another worker) per call, the cost of contention that the article's "no
-// system-level bottleneck" leaves out; and waits for the leader to raise
-// the limit per call, 0 unless the persistence leader falls behind. Compare runs with benchstat;
-// `seqid bench` gives the same figures as a table.
+// BenchmarkNext times the article's compare-and-set on a local 3-server
+// ensemble, as `seqid bench` does, with a persistence leader raising the
+// limit as in production. Each case is a batch size and either separate
+// workers (each a session and a Sequence of its own, one goroutine each)
+// or goroutines sharing one Sequence, whose calls it combines into one
+// write per round. ns/op is the time per NextN call over all callers;
+// beside it: IDs per second, conflicts (compare-and-sets lost to another
+// worker) per ID, and waits for the leader to raise the limit per call, 0
+// unless it falls behind. Compare runs with benchstat; `seqid bench` gives
+// the same figures as a table.
 func BenchmarkNext(b *testing.B) {
-	cluster := zktest.Start(b, 1)
+	cluster := zktest.Start(b, 3)
 	store, err := sequence.OpenFileStore(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -36,15 +39,18 @@ func BenchmarkNext(b *testing.B) {
 	}
 	b.Cleanup(p.Close)
 	var made atomic.Int64 // a fresh sequence for every run, -count included
+	shapes := []struct {
+		name                string
+		workers, goroutines int
+	}{{"workers=1", 1, 1}, {"workers=4", 4, 1}, {"workers=16", 16, 1}, {"goroutines=16", 1, 16}, {"goroutines=64", 1, 64}}
 	for _, batch := range []int64{1, 10} {
-		for _, workers := range []int{1, 4, 16} {
-			name := fmt.Sprintf("batch=%d/workers=%d", batch, workers)
-			b.Run(name, func(b *testing.B) {
-				seqName := fmt.Sprintf("b%d-w%d-%d", batch, workers, made.Add(1))
+		for _, sh := range shapes {
+			b.Run(fmt.Sprintf("batch=%d/%s", batch, sh.name), func(b *testing.B) {
+				seqName := fmt.Sprintf("b%d-%s-%d", batch, strings.ReplaceAll(sh.name, "=", ""), made.Add(1))
 				if err := sequence.Create(ctx, connect(), seqName, 1, opts...); err != nil {
 					b.Fatal(err)
 				}
-				seqs := make([]*sequence.Sequence, workers)
+				seqs := make([]*sequence.Sequence, sh.workers)
 				for i := range seqs {
 					if seqs[i], err = sequence.Open(connect(), seqName, opts...); err != nil {
 						b.Fatal(err)
@@ -53,41 +59,48 @@ func BenchmarkNext(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				// Summed over the workers: conflicts, and waits for the
-				// persistence leader to raise the limit (none, unless the
-				// leader falls behind).
-				sum := func() (conflicts, waits int64) {
-					for _, s := range seqs {
-						conflicts, waits = conflicts+s.Stats().Conflicts, waits+s.Stats().Waits
-					}
-					return conflicts, waits
-				}
-				warmConflicts, warmWaits := sum()
-				var left atomic.Int64
-				left.Store(int64(b.N))
-				var wg sync.WaitGroup
-				b.ResetTimer()
-				start := time.Now()
-				for _, s := range seqs {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for left.Add(-1) >= 0 {
-							if _, err := s.NextN(ctx, batch); err != nil {
-								b.Error(err)
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
-				elapsed := time.Since(start)
-				b.StopTimer()
-				b.ReportMetric(float64(b.N)*float64(batch)/elapsed.Seconds(), "ids/s")
-				conflicts, waits := sum()
-				b.ReportMetric(float64(conflicts-warmConflicts)/float64(b.N), "conflicts/op")
-				b.ReportMetric(float64(waits-warmWaits)/float64(b.N), "waits/op")
+				benchNext(b, seqs, sh.goroutines, batch)
 			})
 		}
 	}
+}
+
+// benchNext makes b.N calls of NextN(batch), from goroutines on each of
+// seqs, and reports the rates.
+func benchNext(b *testing.B, seqs []*sequence.Sequence, goroutines int, batch int64) {
+	// Summed over the workers: IDs, conflicts, and waits for the
+	// persistence leader to raise the limit.
+	sum := func() (st sequence.Stats) {
+		for _, s := range seqs {
+			st.Handed, st.Conflicts, st.Waits = st.Handed+s.Stats().Handed, st.Conflicts+s.Stats().Conflicts, st.Waits+s.Stats().Waits
+		}
+		return st
+	}
+	warm := sum()
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range len(seqs) * goroutines {
+		s := seqs[i%len(seqs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				if _, err := s.NextN(context.Background(), batch); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	end := sum()
+	ids := end.Handed - warm.Handed
+	b.ReportMetric(float64(ids)/elapsed.Seconds(), "ids/s")
+	b.ReportMetric(float64(end.Conflicts-warm.Conflicts)/float64(max(ids, 1)), "conflicts/id")
+	b.ReportMetric(float64(end.Waits-warm.Waits)/float64(b.N), "waits/op")
 }

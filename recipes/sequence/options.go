@@ -21,6 +21,7 @@ type options struct {
 	block    int64
 	name     string
 	acl      []zk.ACL
+	backoff  backoff
 	log      *slog.Logger
 }
 
@@ -68,11 +69,20 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 // that exist already keep their ACL.
 func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
 
+// WithBackoff sets how long a worker waits after a lost compare-and-set
+// before it tries again: between half and all of base, doubled with each
+// loss in a row, up to max (DefaultBackoffBase, DefaultBackoffMax). A base
+// of 0 retries at once, as the article does.
+func WithBackoff(base, max time.Duration) Option {
+	return func(o *options) { o.backoff = backoff{base: base, max: max} }
+}
+
 // WithLogger sets where state changes are logged (default: slog.Default).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 func newOptions(opts []Option) (options, error) {
-	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
+	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, acl: zk.WorldACL(zk.PermAll),
+		backoff: backoff{base: DefaultBackoffBase, max: DefaultBackoffMax}, log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -84,6 +94,9 @@ func newOptions(opts []Option) (options, error) {
 	}
 	if o.wait <= 0 {
 		return o, reason.New(ErrInvalid, "wait", "wait %s: want above 0", o.wait)
+	}
+	if o.backoff.base < 0 || o.backoff.max < o.backoff.base || o.backoff.max > time.Minute {
+		return o, reason.New(ErrInvalid, "backoff", "backoff %s to %s: want 0 or more, at most a minute, the first no more than the second", o.backoff.base, o.backoff.max)
 	}
 	if o.block < 1 || o.block > MaxBlock {
 		return o, reason.New(ErrInvalid, "block", "block %d: want 1 to %d", o.block, int64(MaxBlock))

@@ -85,13 +85,17 @@ func TestMakeTestPrintsEachPackageAsItPasses(t *testing.T) {
 	if !released || !aAfterB {
 		t.Errorf("want the fast package's ok line while the slow one still ran, then the slow one's:\n%s", strings.Join(all, "\n"))
 	}
-	// Then where the time went: the slowest tests, and the run's total.
+	// Then where the time went: each package's wall and CPU time, the
+	// slowest tests, and the run's total.
 	text := strings.Join(all, "\n")
+	if !regexp.MustCompile(`(?m)^\s+[\d.]+s\s+cpu\s+[\d.]+s\s+slowfast/c  FAIL$`).MatchString(text) {
+		t.Errorf("want each package's wall and CPU time, the failed one marked:\n%s", text)
+	}
 	if !regexp.MustCompile(`(?m)^\s+[\d.]+s\s+slowfast/a TestSlow$`).MatchString(text) {
 		t.Errorf("want TestSlow among the slowest tests:\n%s", text)
 	}
-	if !regexp.MustCompile(`(?m)^3 packages, 1 of 3 packages FAILED, in \d+ s$`).MatchString(text) {
-		t.Errorf("want a closing line with the packages, the verdict and the total time:\n%s", text)
+	if !regexp.MustCompile(`(?m)^3 packages, 1 of 3 packages FAILED, in \d+ s, using \d+ s of CPU$`).MatchString(text) {
+		t.Errorf("want a closing line with the packages, the verdict, the total time and the CPU used:\n%s", text)
 	}
 }
 

@@ -7,10 +7,12 @@ package seqbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,18 +22,37 @@ import (
 
 // Config is one bench run.
 type Config struct {
-	Servers  []string
-	Workers  []int         // numbers of concurrent workers, each on its own session
-	Batches  []int64       // IDs per compare-and-set
-	Duration time.Duration // per row
-	Block    int64         // the persistence leader's reservation size
-	Log      *slog.Logger
+	Servers    []string
+	Workers    []int         // numbers of concurrent workers, each on its own session
+	Goroutines []int         // numbers of goroutines sharing one worker's Sequence
+	Batches    []int64       // IDs per call
+	Backoffs   []Backoff     // the workers' backoffs after a lost compare-and-set
+	Duration   time.Duration // per row
+	Warmup     time.Duration // before the first row, not shown: a fresh server's JIT speeds it up over many seconds
+	Block      int64         // the persistence leader's reservation size
+	Log        *slog.Logger
 }
 
-// Row is what one (batch, workers) pair measured.
+// Backoff is one choice of sequence.WithBackoff; a zero Base retries at
+// once, as the article does.
+type Backoff struct {
+	Base, Max time.Duration
+}
+
+// String is how the bench names the choice: "none", or "2ms-50ms".
+func (b Backoff) String() string {
+	if b.Base <= 0 {
+		return "none"
+	}
+	return b.Base.String() + "-" + b.Max.String()
+}
+
+// Row is what one (backoff, batch, workers, goroutines) case measured.
 type Row struct {
+	Backoff    string  `json:"backoff"`
 	Batch      int64   `json:"batch"`
-	Workers    int     `json:"workers"`
+	Workers    int     `json:"workers"`    // sessions, each with its own Sequence
+	Goroutines int     `json:"goroutines"` // calling NextN at once on each worker's Sequence
 	IDs        int64   `json:"ids"`
 	IDsPerSec  float64 `json:"ids_per_second"`
 	CASPerSec  float64 `json:"cas_per_second"`
@@ -122,42 +143,111 @@ func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 		}
 		return workers[:n], nil
 	}
-	// A fresh server's JIT would slow the first row.
-	warm := cfg
-	warm.Duration = min(cfg.Duration, time.Second)
-	one, err := sessions(1)
-	if err != nil {
-		return err
+	if cfg.Warmup > 0 {
+		ws, err := sessions(warmers)
+		if err != nil {
+			return err
+		}
+		if err := warmUp(ctx, cfg.Warmup, admin, ws, opts); err != nil {
+			return err
+		}
 	}
-	if _, err := measure(ctx, warm, admin, one, p, 1, "warmup", opts); err != nil {
-		return err
-	}
-	for _, batch := range cfg.Batches {
-		for _, n := range cfg.Workers {
-			ws, err := sessions(n)
-			if err != nil {
-				return err
+	for i, bo := range cfg.Backoffs {
+		rowOpts := append(slices.Clone(opts), sequence.WithBackoff(bo.Base, bo.Max))
+		for _, batch := range cfg.Batches {
+			for j, sh := range cfg.shapes() {
+				ws, err := sessions(sh.workers)
+				if err != nil {
+					return err
+				}
+				name := fmt.Sprintf("b%d-w%d-g%d-%d-%d", batch, sh.workers, sh.goroutines, i, j)
+				row, err := measure(ctx, cfg, admin, ws, sh.goroutines, p, batch, name, rowOpts)
+				if err != nil || ctx.Err() != nil {
+					return err
+				}
+				row.Backoff = bo.String()
+				out(row)
 			}
-			row, err := measure(ctx, cfg, admin, ws, p, batch, fmt.Sprintf("b%d-w%d", batch, n), opts)
-			if err != nil || ctx.Err() != nil {
-				return err
-			}
-			out(row)
 		}
 	}
 	return nil
 }
 
-// measure runs n workers on a fresh sequence for cfg.Duration.
+// warmers is how many sequences, each with a worker of its own, the
+// warm-up writes to at once.
+const warmers = 8
+
+// warmUp takes IDs from warmers sequences at once, a worker each, for d.
+// A fresh server runs its hot paths faster and faster for a minute or so,
+// as its JIT compiles them: without a warm-up the rows measured first are
+// the slowest, and a row compared with a later one looks worse than it
+// is. Separate sequences do not conflict, so the servers see many times
+// the writes of one sequence, on the same code, and warm up sooner.
+func warmUp(ctx context.Context, d time.Duration, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper, opts []sequence.Option) error {
+	stop := time.Now().Add(d)
+	errs := make([]error, len(sessions))
+	var wg sync.WaitGroup
+	for i, rz := range sessions {
+		name := fmt.Sprintf("warmup-%d", i)
+		if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
+			return err
+		}
+		s, err := open(ctx, rz, name, opts)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) && ctx.Err() == nil {
+				if _, err := s.Next(ctx); err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// open opens the sequence name, just made by another session, on rz. The
+// sync first makes rz's server catch up with the leader: a follower that
+// lags behind could otherwise answer that there is no such sequence.
+func open(ctx context.Context, rz *recoverable.RecoverableZookeeper, name string, opts []sequence.Option) (*sequence.Sequence, error) {
+	if err := rz.Sync(ctx, "/"); err != nil {
+		return nil, err
+	}
+	return sequence.Open(rz, name, opts...)
+}
+
+// shape is a row's workers, and goroutines per worker.
+type shape struct{ workers, goroutines int }
+
+// shapes lists the rows of one batch size: separate workers with one
+// goroutine each, then one worker with many goroutines.
+func (cfg Config) shapes() []shape {
+	var out []shape
+	for _, n := range cfg.Workers {
+		out = append(out, shape{n, 1})
+	}
+	for _, g := range cfg.Goroutines {
+		out = append(out, shape{1, g})
+	}
+	return out
+}
+
+// measure runs a worker on each session, each with goroutines calling
+// NextN on its Sequence, on a fresh sequence for cfg.Duration.
 func measure(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
-	p *sequence.Persister, batch int64, name string, opts []sequence.Option) (Row, error) {
+	goroutines int, p *sequence.Persister, batch int64, name string, opts []sequence.Option) (Row, error) {
 	if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
 		return Row{}, err
 	}
 	seqs := make([]*sequence.Sequence, len(sessions))
 	for i, rz := range sessions {
 		var err error
-		if seqs[i], err = sequence.Open(rz, name, opts...); err != nil {
+		if seqs[i], err = open(ctx, rz, name, opts); err != nil {
 			return Row{}, err
 		}
 	}
@@ -166,13 +256,17 @@ func measure(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 	if _, err := seqs[0].Next(ctx); err != nil {
 		return Row{}, err
 	}
-	before := seqs[0].Stats()
-	raisesBefore := p.Raises()
+	// The window is cfg.Duration exactly: what was done in it, read at its
+	// end. A call still waiting then (a worker in its backoff, say) ends
+	// after it and is not counted; timing until the last call returned
+	// would charge a whole backoff to a row of busy workers.
+	before, raisesBefore := sum(seqs), p.Raises()
 	start := time.Now()
 	stop := start.Add(cfg.Duration)
-	errs := make([]error, len(seqs))
+	errs := make([]error, len(seqs)*goroutines)
 	var wg sync.WaitGroup
-	for i, s := range seqs {
+	for i := range errs {
+		s := seqs[i%len(seqs)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -184,31 +278,44 @@ func measure(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 			}
 		}()
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	for _, err := range errs {
-		if err != nil {
-			return Row{}, err
-		}
+	select {
+	case <-time.After(time.Until(stop)):
+	case <-ctx.Done():
 	}
+	at, raises := sum(seqs), p.Raises()
+	elapsed := time.Since(start)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Row{}, err
+	}
+	return row(batch, len(seqs), goroutines, at, before, raises-raisesBefore, elapsed), nil
+}
+
+// row is what a window of elapsed measured: the counts at its end less
+// those at its start.
+func row(batch int64, workers, goroutines int, at, before sequence.Stats, raises int64, elapsed time.Duration) Row {
+	ids, writes, conflicts := at.Handed-before.Handed, at.Writes-before.Writes, at.Conflicts-before.Conflicts
+	cas := writes + conflicts
+	r := Row{Batch: batch, Workers: workers, Goroutines: goroutines, IDs: ids, Waits: at.Waits - before.Waits, Raises: raises,
+		IDsPerSec: float64(ids) / elapsed.Seconds(), CASPerSec: float64(cas) / elapsed.Seconds()}
+	if cas > 0 {
+		r.Conflicts = float64(conflicts) / float64(cas)
+	}
+	if ids > 0 {
+		r.ConflictID = float64(conflicts) / float64(ids)
+	}
+	return r
+}
+
+// sum adds up the counts of seqs.
+func sum(seqs []*sequence.Sequence) sequence.Stats {
 	var total sequence.Stats
-	for i, s := range seqs {
+	for _, s := range seqs {
 		st := s.Stats()
-		if i == 0 {
-			st.Handed, st.Conflicts, st.Waits = st.Handed-before.Handed, st.Conflicts-before.Conflicts, st.Waits-before.Waits
-		}
 		total.Handed += st.Handed
+		total.Writes += st.Writes
 		total.Conflicts += st.Conflicts
 		total.Waits += st.Waits
 	}
-	cas := total.Handed/batch + total.Conflicts
-	r := Row{Batch: batch, Workers: len(seqs), IDs: total.Handed, Waits: total.Waits, Raises: p.Raises() - raisesBefore,
-		IDsPerSec: float64(total.Handed) / elapsed.Seconds(), CASPerSec: float64(cas) / elapsed.Seconds()}
-	if cas > 0 {
-		r.Conflicts = float64(total.Conflicts) / float64(cas)
-	}
-	if total.Handed > 0 {
-		r.ConflictID = float64(total.Conflicts) / float64(total.Handed)
-	}
-	return r, nil
+	return total
 }

@@ -1,0 +1,243 @@
+package sequence
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// One process, one writer. Calls of NextN on one Sequence queue up; one of
+// them leads, and runs rounds: each round reads the sequence (or trusts its
+// last write), takes the queued calls whose IDs fit below the limit, and
+// reserves them all in one compare-and-set. A call that arrives while a
+// write is on its way waits for the next round, which takes it together
+// with every other call that came meanwhile: the busier the process, the
+// more IDs each write carries. The leader leads until its own call is
+// answered, then hands the lead to the oldest call still waiting.
+//
+// Without this, every goroutine would send its own compare-and-set on the
+// same version, and all but one would lose: a lost compare-and-set is
+// still a write that the quorum logs, so more goroutines would bring fewer
+// IDs per second.
+
+// call is one NextN waiting for its IDs.
+type call struct {
+	k     int64
+	reply chan answer // capacity 1; sent to once, under Sequence.mu
+	gone  bool        // the caller left before its answer; under Sequence.mu
+}
+
+// answer is a call's IDs or error, or the lead.
+type answer struct {
+	first int64
+	err   error
+	lead  bool // no answer yet: run the rounds (see lead)
+}
+
+// enqueue queues a call for k IDs, giving it the lead if nobody leads.
+func (s *Sequence) enqueue(k int64) *call {
+	c := &call{k: k, reply: make(chan answer, 1)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, c)
+	if !s.leading {
+		s.leading = true
+		c.reply <- answer{lead: true}
+	}
+	return c
+}
+
+// leave takes c out of the queue when its caller's context ends. If its
+// answer came meanwhile, leave returns it (the IDs are the caller's); if
+// the lead came, leave hands it on. A call that a round took is marked
+// gone, and the round skips its IDs if they are written.
+func (s *Sequence) leave(c *call) (answer, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.gone = true
+	s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
+	select {
+	case a := <-c.reply:
+		if !a.lead {
+			return a, true
+		}
+		s.passLocked()
+	default:
+	}
+	return answer{}, false
+}
+
+// passLocked hands the lead to the oldest waiting call, or drops it when
+// nobody waits. s.mu is held.
+func (s *Sequence) passLocked() {
+	if len(s.queue) == 0 {
+		s.leading = false
+		return
+	}
+	s.queue[0].reply <- answer{lead: true}
+}
+
+// lead runs rounds until c, the leader's own call, is answered or ctx
+// ends, then hands the lead on.
+func (s *Sequence) lead(ctx context.Context, c *call) (int64, error) {
+	for {
+		select {
+		case a := <-c.reply:
+			s.mu.Lock()
+			s.passLocked()
+			s.mu.Unlock()
+			return a.first, a.err
+		default:
+		}
+		if ctx.Err() != nil {
+			s.mu.Lock()
+			c.gone = true
+			s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
+			s.passLocked()
+			s.mu.Unlock()
+			return 0, ctx.Err()
+		}
+		s.round(ctx)
+	}
+}
+
+// round makes one attempt to answer the calls at the head of the queue.
+// It answers them (IDs or an error), or leaves them queued for the next
+// round: after a lost compare-and-set (and a backoff), a sequence made
+// anew, or the leader's ctx ending.
+func (s *Sequence) round(ctx context.Context) {
+	cur, ver, err := s.current(ctx)
+	fresh := s.cached == nil // read just now, rather than what our last write left
+	if err != nil {
+		s.failQueued(ctx, err)
+		return
+	}
+	if s.busy(ver) {
+		s.pause(ctx)
+		return
+	}
+	room := cur.Limit - cur.Next
+	if ver >= rolloverAt { // see rolloverAt: the leader must make the znode anew first
+		room = 0
+	}
+	batch, total := s.take(min(room, MaxCount))
+	if batch == nil {
+		s.waitForRoom(ctx, cur)
+		return
+	}
+	s.giveUp = time.Time{}
+	first, out, err := s.claim(ctx, cur, ver, total)
+	switch {
+	case err == nil && out == won:
+		s.losses = 0
+		s.deliver(batch, first)
+	case err != nil && ctx.Err() == nil:
+		s.answerAll(batch, err)
+	default: // not written: the calls wait for the next round
+		s.putBack(batch)
+		// Lost from what our last write left: others wrote since, which
+		// says nothing of how busy the sequence is. Read and try again.
+		if err == nil && out == lost && fresh {
+			s.lostTo(ver)
+			s.pause(ctx)
+		}
+	}
+}
+
+// take removes from the head of the queue the calls whose IDs fit in room,
+// in order, and returns them with the sum of their counts; nil when even
+// the oldest does not fit.
+func (s *Sequence) take(room int64) ([]*call, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var total int64
+	n := 0
+	for n < len(s.queue) && s.queue[n].k <= room-total {
+		total += s.queue[n].k
+		n++
+	}
+	if n == 0 {
+		return nil, 0
+	}
+	batch := slices.Clone(s.queue[:n])
+	s.queue = slices.Delete(s.queue, 0, n)
+	return batch, total
+}
+
+// putBack returns a batch whose write did not happen to the head of the
+// queue, in its order, without the calls that left meanwhile.
+func (s *Sequence) putBack(batch []*call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	batch = slices.DeleteFunc(batch, func(c *call) bool { return c.gone })
+	s.queue = append(batch, s.queue...)
+}
+
+// deliver hands each call of a written batch its range, from first on, in
+// order. A call that left meanwhile gets nothing: its IDs are skipped.
+func (s *Sequence) deliver(batch []*call, first int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range batch {
+		if c.gone {
+			s.skip(first, c.k, "its caller gave up before the write that reserved them came back")
+		} else {
+			s.handed.Add(c.k)
+			c.reply <- answer{first: first}
+		}
+		first += c.k
+	}
+}
+
+// answerAll gives every call of batch the error err.
+func (s *Sequence) answerAll(batch []*call, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range batch {
+		if !c.gone {
+			c.reply <- answer{err: err}
+		}
+	}
+}
+
+// failQueued answers every queued call with err, a failure to read the
+// sequence that every one of them would meet, unless it is only the
+// leader's ctx that ended.
+func (s *Sequence) failQueued(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	s.mu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	s.answerAll(batch, err)
+}
+
+// waitForRoom waits for room for the oldest call, as long as the wait
+// allows, and answers the queue with ErrNoRoom when it runs out. A cached
+// state is dropped first: the limit may have been raised since our write.
+func (s *Sequence) waitForRoom(ctx context.Context, cur state) {
+	if s.cached != nil {
+		s.cached = nil
+		return
+	}
+	s.mu.Lock()
+	var k int64
+	if len(s.queue) > 0 {
+		k = s.queue[0].k
+	}
+	s.mu.Unlock()
+	if k == 0 {
+		return
+	}
+	if s.giveUp.IsZero() {
+		s.giveUp = time.Now().Add(s.wait)
+		s.waits.Add(1)
+		s.log.Debug("no room below the limit; waiting for the persistence leader to raise it", "next", cur.Next, "limit", cur.Limit, "count", k)
+	}
+	if err := s.awaitRoom(ctx, k, s.giveUp); err != nil && ctx.Err() == nil {
+		s.giveUp = time.Time{}
+		s.failQueued(ctx, err) // ErrNoRoom, ErrNotFound, or ZooKeeper out of reach
+	}
+}

@@ -61,6 +61,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"bench", "--backoff", "50ms-5ms"}, "--backoff"},
 		{[]string{"bench", "--backoff", "fast"}, "--backoff"},
 		{[]string{"bench", "--warmup", "-1s"}, "--warmup"},
+		{[]string{"bench", "--repeat", "0"}, "--repeat"},
 		{[]string{"frobnicate"}, "no command"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -30,7 +30,8 @@ func benchCommand() *cli.Command {
 			&cli.StringFlag{Name: "goroutines", Value: "1,16,64", Usage: "numbers of goroutines sharing one worker's Sequence, whose calls it combines, comma-separated, each 1 to 1024; \"\" for none"},
 			&cli.StringFlag{Name: "batch", Value: "1,10,100", Usage: "IDs per call, comma-separated, each 1 or more"},
 			&cli.StringFlag{Name: "backoff", Value: defaultBackoff, Usage: "a worker's backoff after a lost compare-and-set, `BASE-MAX` (doubled from BASE with each loss in a row, up to MAX) or none (retry at once, as the article does), comma-separated to compare"},
-			&cli.StringFlag{Name: "duration", Value: "3s", Usage: "how long each row runs, a `duration`"},
+			&cli.StringFlag{Name: "duration", Value: "2s", Usage: "how long each window of a row runs, a `duration`"},
+			&cli.IntFlag{Name: "repeat", Value: 3, Usage: "windows per row, taken in turn with the other rows of the same batch; each row shows its median window (1 to 100)"},
 			&cli.StringFlag{Name: "warmup", Value: "30s", Usage: "how long to warm the servers up before the first row, a `duration` (0s for none): a fresh server gets faster for many seconds as its JIT compiles"},
 			&cli.StringFlag{Name: "block", Value: "100000", Usage: "the persistence leader's reservation size, 1 or more"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
@@ -71,6 +72,9 @@ func runBench(c *cli.Context) error {
 	if cfg.Duration, err = cmdline.PositiveDuration(c, "duration"); err != nil {
 		return err
 	}
+	if cfg.Repeat = c.Int("repeat"); cfg.Repeat < 1 || cfg.Repeat > 100 {
+		return cmdline.BadFlag("repeat", "%d: want 1 to 100", cfg.Repeat)
+	}
 	if cfg.Warmup, err = time.ParseDuration(c.String("warmup")); err != nil || cfg.Warmup < 0 {
 		return cmdline.BadFlag("warmup", "%q: want a duration such as 15s, or 0s for none", c.String("warmup"))
 	}
@@ -91,9 +95,10 @@ func runBench(c *cli.Context) error {
 		defer ens.Stop()
 		cfg.Servers = ens.Addrs
 	}
-	fmt.Fprintf(os.Stderr, "bench: %s per row on %s; a persistence leader raises limits %d IDs at a time\n", cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Block)
-	// Fixed widths rather than a tabwriter: each row shows as soon as it
-	// is measured.
+	fmt.Fprintf(os.Stderr, "bench: the median of %d windows of %s per row on %s; a warm-up of %s first; a persistence leader raises limits %d IDs at a time\n",
+		cfg.Repeat, cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Warmup, cfg.Block)
+	// Fixed widths rather than a tabwriter: each batch's rows show as
+	// soon as they are measured.
 	const row = "%-10v %5v %7v %10v %9v %8v %13v %12v %5v %6v\n"
 	if !c.Bool("json") {
 		fmt.Printf(row, "BACKOFF", "BATCH", "WORKERS", "GOROUTINES", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")

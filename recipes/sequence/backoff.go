@@ -46,7 +46,7 @@ func (b backoff) after(losses int) time.Duration {
 // sequence busy and waits again, before it writes all the same: a worker
 // that waits for a quiet moment waits boundedly, and one that loses again
 // gets a fresh patience.
-const patience = 8
+const patience = 16
 
 // busy reports whether, after a lost compare-and-set, the sequence is
 // being written too often for our write to stand a chance: more than once

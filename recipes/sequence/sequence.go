@@ -120,7 +120,7 @@ func (s *Sequence) NextN(ctx context.Context, k int64) (int64, error) {
 // compare-and-set from a stale state is a write the quorum logs only to
 // refuse it.
 func (s *Sequence) current(ctx context.Context) (state, int32, error) {
-	if s.cached != nil && time.Since(s.cachedAt) <= max(s.rtt, s.trustCache) {
+	if s.cached != nil && time.Since(s.cachedAt) <= max(2*s.rtt, s.trustCache) {
 		return *s.cached, s.ver, nil
 	}
 	s.cached = nil

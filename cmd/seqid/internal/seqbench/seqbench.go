@@ -6,6 +6,7 @@
 package seqbench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +28,8 @@ type Config struct {
 	Goroutines []int         // numbers of goroutines sharing one worker's Sequence
 	Batches    []int64       // IDs per call
 	Backoffs   []Backoff     // the workers' backoffs after a lost compare-and-set
-	Duration   time.Duration // per row
+	Duration   time.Duration // per window
+	Repeat     int           // windows per row, taken in turn with the batch's other rows; the median is shown
 	Warmup     time.Duration // before the first row, not shown: a fresh server's JIT speeds it up over many seconds
 	Block      int64         // the persistence leader's reservation size
 	Log        *slog.Logger
@@ -155,22 +157,46 @@ func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 	for i, bo := range cfg.Backoffs {
 		rowOpts := append(slices.Clone(opts), sequence.WithBackoff(bo.Base, bo.Max))
 		for _, batch := range cfg.Batches {
-			for j, sh := range cfg.shapes() {
+			// Every case of the batch once, then again, cfg.Repeat times:
+			// a drift of the machine's speed meanwhile touches them all
+			// alike, and each case's median window is shown.
+			shapes := cfg.shapes()
+			seqs := make([][]*sequence.Sequence, len(shapes))
+			for j, sh := range shapes {
 				ws, err := sessions(sh.workers)
 				if err != nil {
 					return err
 				}
 				name := fmt.Sprintf("b%d-w%d-g%d-%d-%d", batch, sh.workers, sh.goroutines, i, j)
-				row, err := measure(ctx, cfg, admin, ws, sh.goroutines, p, batch, name, rowOpts)
-				if err != nil || ctx.Err() != nil {
+				if seqs[j], err = prepare(ctx, admin, ws, name, rowOpts); err != nil {
 					return err
 				}
-				row.Backoff = bo.String()
-				out(row)
+			}
+			windows := make([][]Row, len(shapes))
+			for range max(cfg.Repeat, 1) {
+				for j, sh := range shapes {
+					row, err := measure(ctx, cfg, seqs[j], sh.goroutines, p, batch)
+					if err != nil || ctx.Err() != nil {
+						return err
+					}
+					row.Backoff = bo.String()
+					windows[j] = append(windows[j], row)
+				}
+			}
+			for _, w := range windows {
+				out(median(w))
 			}
 		}
 	}
 	return nil
+}
+
+// median returns the window of the median IDs per second (the higher
+// middle one of an even number).
+func median(windows []Row) Row {
+	sorted := slices.Clone(windows)
+	slices.SortFunc(sorted, func(a, b Row) int { return cmp.Compare(a.IDsPerSec, b.IDsPerSec) })
+	return sorted[len(sorted)/2]
 }
 
 // warmers is how many sequences, each with a worker of its own, the
@@ -237,25 +263,33 @@ func (cfg Config) shapes() []shape {
 	return out
 }
 
-// measure runs a worker on each session, each with goroutines calling
-// NextN on its Sequence, on a fresh sequence for cfg.Duration.
-func measure(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
-	goroutines int, p *sequence.Persister, batch int64, name string, opts []sequence.Option) (Row, error) {
+// prepare makes the sequence name and opens a worker's Sequence of it on
+// each session. The workers keep their Sequences from window to window, as
+// long-lived workers would: what a worker learnt (how long its writes
+// take, how often it lost lately) carries over.
+func prepare(ctx context.Context, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
+	name string, opts []sequence.Option) ([]*sequence.Sequence, error) {
 	if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
-		return Row{}, err
+		return nil, err
 	}
 	seqs := make([]*sequence.Sequence, len(sessions))
 	for i, rz := range sessions {
 		var err error
 		if seqs[i], err = open(ctx, rz, name, opts); err != nil {
-			return Row{}, err
+			return nil, err
 		}
 	}
 	// The first ID waits for the leader to pick the sequence up: not
 	// counted.
 	if _, err := seqs[0].Next(ctx); err != nil {
-		return Row{}, err
+		return nil, err
 	}
+	return seqs, nil
+}
+
+// measure runs goroutines on each of seqs, calling NextN, for one window
+// of cfg.Duration.
+func measure(ctx context.Context, cfg Config, seqs []*sequence.Sequence, goroutines int, p *sequence.Persister, batch int64) (Row, error) {
 	// The window is cfg.Duration exactly: what was done in it, read at its
 	// end. A call still waiting then (a worker in its backoff, say) ends
 	// after it and is not counted; timing until the last call returned

@@ -215,7 +215,9 @@ launch() {
 	# The last two arguments are how running finds the server: keep them last.
 	local -a opts
 	read -ra opts <<<"${ZK_JAVA_OPTS:--Xmx256m}"
-	nohup setsid "$ZK_JAVA" "${opts[@]}" -cp "$d:$ZK_CLASSPATH" \
+	# ZooKeeper's classpath first: a class-data-sharing archive given in
+	# ZK_JAVA_OPTS (zk-cds.sh) applies only to a classpath that begins so.
+	nohup setsid "$ZK_JAVA" "${opts[@]}" -cp "$ZK_CLASSPATH:$d" \
 		"$MAIN" "$d/zoo.cfg" >>"$d/server.log" 2>&1 </dev/null &
 	pid=$!
 	echo "$pid" >"$d/server.pid"

@@ -56,7 +56,26 @@ admin.enableServer=false
 // not answer, up to a minute by default: a peer restarted on a busy
 // machine then found the others asleep for 10 s and more. One second at
 // most keeps the election about as long as the slowest restart.
-const LightJVM = "-Xmx256m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -Dzookeeper.fastleader.maxNotificationInterval=1000"
+//
+// When make test has made bin/zk.jsa (ensemble-scripts/zk-cds.sh), the
+// servers map ZooKeeper's classes from that archive instead of loading
+// each: a start takes about 40% less CPU, and the suite starts well over a
+// hundred servers on two cores. A JVM that cannot use the archive starts
+// without it.
+var LightJVM = lightJVM()
+
+func lightJVM() string {
+	opts := "-Xmx256m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -Dzookeeper.fastleader.maxNotificationInterval=1000"
+	root, err := RepoRoot()
+	if err != nil {
+		return opts
+	}
+	archive := filepath.Join(root, "bin", "zk.jsa")
+	if st, err := os.Stat(archive); err == nil && st.Size() > 0 && !strings.ContainsAny(archive, " \t") {
+		opts += " -XX:SharedArchiveFile=" + archive
+	}
+	return opts
+}
 
 // start launches the JVM in its own process group, so that nothing it
 // forks outlives the test.
@@ -72,7 +91,7 @@ func (s *server) start() error {
 	}
 	args := append(strings.Fields(LightJVM), "-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
-		"-cp", s.dir+":"+s.inst.classpath,
+		"-cp", s.inst.classpath+":"+s.dir, // ZooKeeper's first: the archive is of that classpath (see LightJVM)
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", filepath.Join(s.dir, "zoo.cfg"))
 	cmd := exec.Command(s.inst.java, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf

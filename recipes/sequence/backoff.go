@@ -42,6 +42,13 @@ func (b backoff) after(losses int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// deferFor bounds how long a call may wait for a calm moment: once the
+// oldest waiting call has waited this long, the worker writes after every
+// backoff, busy or not. Without the bound, a worker that lost once could
+// wait for seconds on end while workers that never lost, and never wait,
+// keep the sequence busy.
+const deferFor = time.Second
+
 // patience is how many times in a row a worker that lost finds the
 // sequence busy and waits again, before it writes all the same: a worker
 // that waits for a quiet moment waits boundedly, and one that loses again
@@ -59,10 +66,10 @@ const patience = 16
 // contended cache line. A worker that writes a streak, each write from the
 // state its last one left, is ahead of any worker that must read first:
 // the losers leave it alone instead of fighting it.
-func (s *Sequence) busy(ver int32) bool {
+func (s *Sequence) busy(ver int32, oldest time.Time) bool {
 	now := time.Now()
-	moved, waited := int64(ver)-int64(s.seen), now.Sub(s.seenAt)
-	if s.losses == 0 || s.waited >= patience || s.backoff.base <= 0 || moved <= 0 || waited > time.Duration(moved)*2*s.rtt {
+	moved, since := int64(ver)-int64(s.seen), now.Sub(s.seenAt)
+	if s.losses == 0 || s.waited >= patience || now.Sub(oldest) >= deferFor || s.backoff.base <= 0 || moved <= 0 || since > time.Duration(moved)*2*s.rtt {
 		s.waited = 0 // and write: the next loss gets a fresh patience
 		return false
 	}
@@ -88,10 +95,10 @@ func (s *Sequence) timed(d time.Duration) {
 	s.rtt += (d - s.rtt) / 8
 }
 
-// pause waits out the backoff after s.losses lost compare-and-sets, or
-// until ctx ends.
-func (s *Sequence) pause(ctx context.Context) {
-	d := s.backoff.after(s.losses)
+// pause waits out the backoff after n failures in a row, or until ctx
+// ends.
+func (s *Sequence) pause(ctx context.Context, n int) {
+	d := s.backoff.after(n)
 	if d <= 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package sequence
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 )
@@ -22,9 +23,12 @@ import (
 
 // call is one NextN waiting for its IDs.
 type call struct {
-	k     int64
-	reply chan answer // capacity 1; sent to once, under Sequence.mu
-	gone  bool        // the caller left before its answer; under Sequence.mu
+	k      int64
+	came   time.Time   // when NextN was called
+	giveUp time.Time   // when it stops waiting for room below the limit: came plus the wait
+	reply  chan answer // capacity 1; sent to once, under Sequence.mu
+	gone   bool        // the caller left before its answer; under Sequence.mu
+	waited bool        // it has waited for room at the head of the queue; under Sequence.mu
 }
 
 // answer is a call's IDs or error, or the lead.
@@ -36,7 +40,8 @@ type answer struct {
 
 // enqueue queues a call for k IDs, giving it the lead if nobody leads.
 func (s *Sequence) enqueue(k int64) *call {
-	c := &call{k: k, reply: make(chan answer, 1)}
+	now := time.Now()
+	c := &call{k: k, came: now, giveUp: now.Add(s.wait), reply: make(chan answer, 1)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queue = append(s.queue, c)
@@ -80,12 +85,16 @@ func (s *Sequence) passLocked() {
 // lead runs rounds until c, the leader's own call, is answered or ctx
 // ends, then hands the lead on.
 func (s *Sequence) lead(ctx context.Context, c *call) (int64, error) {
+	// Deferred, so that the lead is handed on even if a round panics and
+	// the caller recovers: a lead that nobody holds would hang every call.
+	defer func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.passLocked()
+	}()
 	for {
 		select {
 		case a := <-c.reply:
-			s.mu.Lock()
-			s.passLocked()
-			s.mu.Unlock()
 			return a.first, a.err
 		default:
 		}
@@ -93,7 +102,6 @@ func (s *Sequence) lead(ctx context.Context, c *call) (int64, error) {
 			s.mu.Lock()
 			c.gone = true
 			s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
-			s.passLocked()
 			s.mu.Unlock()
 			return 0, ctx.Err()
 		}
@@ -112,8 +120,8 @@ func (s *Sequence) round(ctx context.Context) {
 		s.failQueued(ctx, err)
 		return
 	}
-	if s.busy(ver) {
-		s.pause(ctx)
+	if s.busy(ver, s.oldest()) {
+		s.pause(ctx, s.losses)
 		return
 	}
 	room := cur.Limit - cur.Next
@@ -125,23 +133,41 @@ func (s *Sequence) round(ctx context.Context) {
 		s.waitForRoom(ctx, cur)
 		return
 	}
-	s.giveUp = time.Time{}
 	first, out, err := s.claim(ctx, cur, ver, total)
 	switch {
 	case err == nil && out == won:
-		s.losses = 0
+		s.losses, s.agains = 0, 0
 		s.deliver(batch, first)
 	case err != nil && ctx.Err() == nil:
 		s.answerAll(batch, err)
 	default: // not written: the calls wait for the next round
 		s.putBack(batch)
-		// Lost from what our last write left: others wrote since, which
-		// says nothing of how busy the sequence is. Read and try again.
-		if err == nil && out == lost && fresh {
+		switch {
+		case err != nil:
+		case out == lost && fresh:
+			// Lost from a fresh read: another worker is writing. (Lost
+			// from what our last write left says only that others wrote
+			// since: read and try again at once.)
 			s.lostTo(ver)
-			s.pause(ctx)
+			s.pause(ctx, s.losses)
+		case out == again:
+			// The sequence was made anew under us: read and try again,
+			// at once the first time. A marker gone while its znode stays
+			// (deleted by hand) would repeat this at every round: back off.
+			s.agains++
+			s.pause(ctx, s.agains-1)
 		}
 	}
+}
+
+// oldest returns when the oldest queued call came (now if none waits).
+func (s *Sequence) oldest() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) == 0 {
+		return time.Now()
+	}
+	return s.queue[0].came
 }
 
 // take removes from the head of the queue the calls whose IDs fit in room,
@@ -214,8 +240,9 @@ func (s *Sequence) failQueued(ctx context.Context, err error) {
 	s.answerAll(batch, err)
 }
 
-// waitForRoom waits for room for the oldest call, as long as the wait
-// allows, and answers the queue with ErrNoRoom when it runs out. A cached
+// waitForRoom waits for room for the oldest call, until its own wait
+// runs out, and then answers ErrNoRoom to it and to any other call whose
+// wait ran out: the calls behind it wait on, each its own wait. A cached
 // state is dropped first: the limit may have been raised since our write.
 func (s *Sequence) waitForRoom(ctx context.Context, cur state) {
 	if s.cached != nil {
@@ -223,21 +250,40 @@ func (s *Sequence) waitForRoom(ctx context.Context, cur state) {
 		return
 	}
 	s.mu.Lock()
-	var k int64
-	if len(s.queue) > 0 {
-		k = s.queue[0].k
-	}
-	s.mu.Unlock()
-	if k == 0 {
+	if len(s.queue) == 0 {
+		s.mu.Unlock()
 		return
 	}
-	if s.giveUp.IsZero() {
-		s.giveUp = time.Now().Add(s.wait)
+	head := s.queue[0]
+	first := !head.waited
+	head.waited = true
+	s.mu.Unlock()
+	if first {
 		s.waits.Add(1)
-		s.log.Debug("no room below the limit; waiting for the persistence leader to raise it", "next", cur.Next, "limit", cur.Limit, "count", k)
+		s.log.Debug("no room below the limit; waiting for the persistence leader to raise it", "next", cur.Next, "limit", cur.Limit, "count", head.k)
 	}
-	if err := s.awaitRoom(ctx, k, s.giveUp); err != nil && ctx.Err() == nil {
-		s.giveUp = time.Time{}
-		s.failQueued(ctx, err) // ErrNoRoom, ErrNotFound, or ZooKeeper out of reach
+	err := s.awaitRoom(ctx, head.k, head.giveUp)
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.Is(err, ErrNoRoom):
+		s.expire(err)
+	default:
+		s.failQueued(ctx, err) // ErrNotFound, or ZooKeeper out of reach
 	}
+}
+
+// expire answers err to the queued calls whose wait for room ran out.
+func (s *Sequence) expire(err error) {
+	now := time.Now()
+	s.mu.Lock()
+	var late []*call
+	s.queue = slices.DeleteFunc(s.queue, func(c *call) bool {
+		if now.Before(c.giveUp) {
+			return false
+		}
+		late = append(late, c)
+		return true
+	})
+	s.mu.Unlock()
+	s.answerAll(late, err)
 }

@@ -63,11 +63,11 @@ type Sequence struct {
 	cachedAt   time.Time     // and when it came back
 	trustCache time.Duration // how long cached is trusted, if longer than a round trip: for tests that need a stale one
 	losses     int           // compare-and-sets lost in a row, and busy reads after them (see backoff)
+	agains     int           // rounds in a row that found the sequence made anew (see round)
 	seen       int32         // the version last seen after a loss (see busy)
 	seenAt     time.Time     // and when
 	waited     int           // busy reads since our last write (see busy)
 	rtt        time.Duration // a compare-and-set's round trip, averaged (see busy)
-	giveUp     time.Time     // when the wait for room started, plus the wait; zero when not waiting
 
 	conflicts, waits, skipped, handed, writes atomic.Int64
 }
@@ -114,7 +114,7 @@ func (s *Sequence) NextN(ctx context.Context, k int64) (int64, error) {
 }
 
 // current returns the state our last write left, or reads it. The state
-// is trusted for one round trip: a worker that writes a streak, each call
+// is trusted for two round trips: a worker that writes a streak, each call
 // right after the last, saves a read per ID; one that comes back later
 // reads first, since others have most likely written meanwhile, and a
 // compare-and-set from a stale state is a write the quorum logs only to
@@ -162,8 +162,10 @@ func (s *Sequence) claim(ctx context.Context, cur state, ver int32, k int64) (fi
 	}
 	sent := time.Now()
 	res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)
-	s.timed(time.Since(sent))
 	retried := errors.Is(err, recoverable.ErrRetried)
+	if err == nil || len(res) == 2 && !retried {
+		s.timed(time.Since(sent)) // one answered attempt: a round trip, not a reconnect
+	}
 	switch {
 	case err == nil:
 		s.cached, s.ver, s.cachedAt = &want, res[1].Stat.Version, time.Now()
@@ -204,6 +206,7 @@ func (s *Sequence) settle(ctx context.Context, cur state, ver int32, k int64, to
 	}
 	now, err := decodeState(data)
 	if err != nil {
+		s.skip(cur.Next, k, "the sequence could not be read back after a retried write")
 		return 0, again, fmt.Errorf("%s: %w", s.path, err)
 	}
 	if now.Incarnation != cur.Incarnation {

@@ -77,7 +77,7 @@ staticcheck:
 shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
-## test: everything, against real ZooKeeper servers (about 5 minutes on 2 cores)
+## test: everything, against real ZooKeeper servers (about 4½ minutes on 2 cores)
 # The linters run beside the tests at the lowest CPU priority: the tests
 # mostly wait, and leave a core idle that the linters fill, while a test
 # process that wakes takes the CPU from them at once.
@@ -137,7 +137,7 @@ compile-tests:
 	$(GO) build $(addprefix ./cmd/,$(COMMANDS)) && $(GO) build -race ./...
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
-	@echo "go test: each package prints ok as it passes; all of them take about 4½ minutes on 2 cores"
+	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
 	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos$$' -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 

@@ -41,7 +41,13 @@ printf 'tickTime=200\ndataDir=%s\nclientPort=%s\nclientPortAddress=127.0.0.1\n4l
 	org.apache.zookeeper.server.quorum.QuorumPeerMain "$tmp/zoo.cfg" >"$tmp/server.log" 2>&1 &
 pid=$!
 
-serving() { (exec 3<>"/dev/tcp/127.0.0.1/$port" && echo srvr >&3 && cat <&3) 2>/dev/null | grep -q '^Mode: '; }
+# serving asks srvr, as ensemble.sh does: within 2 s, for a server that
+# accepts a connection as it starts may leave it open without an answer.
+# The port is passed as $1 of the inner shell, on purpose unexpanded here.
+# shellcheck disable=SC2016
+serving() {
+	timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf srvr >&3 && cat <&3' _ "$port" 2>/dev/null | grep -q '^Mode: '
+}
 for _ in $(seq 300); do
 	serving && break
 	kill -0 "$pid" 2>/dev/null || { echo "zk-cds.sh: the server exited before it served:" >&2; tail -5 "$tmp/server.log" >&2; exit 1; }

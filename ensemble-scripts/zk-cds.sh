@@ -48,7 +48,8 @@ pid=$!
 serving() {
 	timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf srvr >&3 && cat <&3' _ "$port" 2>/dev/null | grep -q '^Mode: '
 }
-for _ in $(seq 300); do
+deadline=$((SECONDS + 30))
+while [ "$SECONDS" -lt "$deadline" ]; do
 	serving && break
 	kill -0 "$pid" 2>/dev/null || { echo "zk-cds.sh: the server exited before it served:" >&2; tail -5 "$tmp/server.log" >&2; exit 1; }
 	sleep 0.1

@@ -59,8 +59,7 @@ func (s *Sequence) enqueue(k int64) *call {
 func (s *Sequence) leave(c *call) (answer, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c.gone = true
-	s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
+	s.dropLocked(c)
 	select {
 	case a := <-c.reply:
 		if !a.lead {
@@ -70,6 +69,13 @@ func (s *Sequence) leave(c *call) (answer, bool) {
 	default:
 	}
 	return answer{}, false
+}
+
+// dropLocked marks c as left and takes it out of the queue, if it is
+// there. s.mu is held.
+func (s *Sequence) dropLocked(c *call) {
+	c.gone = true
+	s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
 }
 
 // passLocked hands the lead to the oldest waiting call, or drops it when
@@ -100,8 +106,7 @@ func (s *Sequence) lead(ctx context.Context, c *call) (int64, error) {
 		}
 		if ctx.Err() != nil {
 			s.mu.Lock()
-			c.gone = true
-			s.queue = slices.DeleteFunc(s.queue, func(q *call) bool { return q == c })
+			s.dropLocked(c)
 			s.mu.Unlock()
 			return 0, ctx.Err()
 		}

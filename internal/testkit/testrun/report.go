@@ -90,6 +90,7 @@ func printSummary(w io.Writer, results []*result, total time.Duration, slowest i
 			failed++
 		}
 	}
+	printWhy(w, results)
 	verdict := "all passed"
 	if failed > 0 {
 		verdict = fmt.Sprintf("%d of %d packages FAILED", failed, len(results))

@@ -8,10 +8,12 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// ZooKeeper's opcodes for the requests that lead a pipeline.
+// ZooKeeper's opcodes for the requests a pipeline sends.
 const (
-	opCreate = 1
-	opSync   = 9
+	opCreate       = 1
+	opExists       = 3
+	opSync         = 9
+	opGetChildren2 = 12
 )
 
 // writeWaiters lets a caller learn when a request with a given opcode has
@@ -57,12 +59,14 @@ func (w *writeWaiters) wrote(op int32) {
 }
 
 // pipeline sends first and, as soon as a request with opcode op is on the
-// wire, second, without waiting for first's answer. A session's requests
-// are served in the order they arrive, so second sees everything first did,
-// and the pair costs one round trip instead of two. Neither is retried: a
+// wire, second (opcode secondOp), without waiting for first's answer. A
+// session's requests are served in the order they arrive, so second sees
+// everything first did, and the pair costs one round trip instead of two.
+// Traffic counts it so even when a busy scheduler lets first's answer in
+// before second leaves: second never waited for it. Neither is retried: a
 // pipeline is only worth anything fast. When first fails before it was
 // written, second is not sent.
-func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, first func() error, second func() (T, error)) (v T, firstErr, secondErr error) {
+func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op, secondOp int32, first func() error, second func() (T, error)) (v T, firstErr, secondErr error) {
 	if err := r.ready(ctx); err != nil {
 		return v, err, err
 	}
@@ -81,7 +85,9 @@ func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, fir
 	case <-r.quit:
 		return v, ErrClosed, ErrClosed
 	}
+	unjoin := r.traffic.join(secondOp)
 	v, secondErr = await(ctx, r, async(second))
+	unjoin()
 	_, firstErr = await(ctx, r, firstDone)
 	return v, firstErr, secondErr
 }
@@ -92,7 +98,7 @@ func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op int32, fir
 // proves that the session was alive at the ZooKeeper leader, or the
 // standalone server, after sent, the moment just before the request left.
 // Neither is retried: a fresh read is only worth anything fast.
-func freshRead[T any](ctx context.Context, r *RecoverableZookeeper, path string, read func() (T, error)) (v T, sent time.Time, syncErr, err error) {
+func freshRead[T any](ctx context.Context, r *RecoverableZookeeper, path string, readOp int32, read func() (T, error)) (v T, sent time.Time, syncErr, err error) {
 	sent = time.Now()
 	if gen, mode := r.serverMode.current(); mode == "standalone" {
 		v, err = call(ctx, r, read)
@@ -104,7 +110,7 @@ func freshRead[T any](ctx context.Context, r *RecoverableZookeeper, path string,
 		}
 		return v, sent, syncErr, err
 	}
-	v, syncErr, err = pipeline(ctx, r, opSync,
+	v, syncErr, err = pipeline(ctx, r, opSync, readOp,
 		func() error { _, err := r.conn.Sync(path); return err }, read)
 	return v, sent, syncErr, err
 }
@@ -123,7 +129,7 @@ type Listing struct {
 // in one round trip (freshRead). Its error is the listing's; the sync's is
 // the Listing's SyncErr.
 func (r *RecoverableZookeeper) SyncChildren(ctx context.Context, path string) (Listing, error) {
-	children, sent, syncErr, err := freshRead(ctx, r, path,
+	children, sent, syncErr, err := freshRead(ctx, r, path, opGetChildren2,
 		func() ([]string, error) { c, _, err := r.conn.Children(path); return c, err })
 	return Listing{Children: children, Sent: sent, SyncErr: wrap("sync", path, syncErr)}, wrap("children", path, err)
 }
@@ -139,7 +145,7 @@ type existence struct {
 // round trip (freshRead): what a leader asks before each line under
 // at-most-one. It fails if the proof does.
 func (r *RecoverableZookeeper) SyncExists(ctx context.Context, path string) (ok bool, stat *zk.Stat, sent time.Time, err error) {
-	e, sent, syncErr, err := freshRead(ctx, r, path,
+	e, sent, syncErr, err := freshRead(ctx, r, path, opExists,
 		func() (existence, error) { ok, st, err := r.conn.Exists(path); return existence{ok: ok, stat: st}, err })
 	switch {
 	case err != nil:
@@ -160,7 +166,7 @@ func (r *RecoverableZookeeper) SyncExists(ctx context.Context, path string) (ok 
 // (CreateEphemeral does).
 func (r *RecoverableZookeeper) CreateEphemeralExistsW(ctx context.Context, path string, data []byte, acl []zk.ACL) (Race, error) {
 	sent := time.Now()
-	e, createErr, err := pipeline(ctx, r, opCreate,
+	e, createErr, err := pipeline(ctx, r, opCreate, opExists,
 		func() error { _, err := r.conn.Create(path, data, zk.FlagEphemeral, acl); return err },
 		func() (existence, error) {
 			ok, st, w, err := r.conn.ExistsW(path)

@@ -161,6 +161,17 @@ func TestTrafficCountsRoundTripsAfterANotification(t *testing.T) {
 		t.Errorf("after a notification, sync then children in series: %+v, want 2 requests in 2 round trips, and no write since %v", got, wrote)
 	}
 
+	// A pipeline's second request does not wait for the first's answer,
+	// even when a busy scheduler sends it after that answer came: the
+	// protocol's round trips are counted, not the scheduler's.
+	notifyOnce()
+	if err := rz.CreateExistsAfterAnswer(ctx, "/t/late"); err != nil {
+		t.Fatal(err)
+	}
+	if got := rz.Traffic(); got.SinceEvent != 2 || got.RoundTripsSinceEvent != 1 {
+		t.Errorf("after a notification, a create+exists whose exists left after the create's answer: %+v, want 2 requests in 1 round trip", got)
+	}
+
 	notifyOnce()
 	if l, err := rz.SyncChildren(ctx, "/t"); l.SyncErr != nil || err != nil {
 		t.Fatal(l.SyncErr, err)

@@ -1,6 +1,7 @@
 package recoverable
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -24,7 +25,8 @@ type Traffic struct {
 	// notification, and RoundTripsSinceEvent how many round trips they
 	// took: a request sent after an answer came back starts a new one, as
 	// it may have waited for that answer. Requests sent together (see
-	// SyncChildren) share one round trip.
+	// SyncChildren) share one round trip, even when the second leaves
+	// after the first's answer: it never waited for it.
 	SinceEvent, RoundTripsSinceEvent int64
 	// WritesSinceEvent is how many of SinceEvent are writes.
 	WritesSinceEvent int64
@@ -51,7 +53,37 @@ var writeOps = map[int32]bool{1: true, 2: true, 5: true, 7: true, 14: true, 15: 
 type trafficCounter struct {
 	mu       sync.Mutex
 	t        Traffic
-	answered bool // an answer arrived after the last request went out
+	answered bool         // an answer arrived after the last request went out
+	joining  []*pipelined // requests on their way behind another, not waiting for its answer
+}
+
+// pipelined is a pipeline's second request, by its opcode, until it leaves.
+type pipelined struct{ op int32 }
+
+// join says that the next request with opcode op is sent behind another
+// without waiting for its answer (a pipeline's second): it shares that
+// request's round trip. The returned func forgets it if it never left.
+func (c *trafficCounter) join(op int32) (forget func()) {
+	p := &pipelined{op}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.joining = append(c.joining, p)
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.joining = slices.DeleteFunc(c.joining, func(q *pipelined) bool { return q == p })
+	}
+}
+
+// joined takes the first pipelined request with opcode op off the list,
+// and says whether there was one. The caller holds mu.
+func (c *trafficCounter) joined(op int32) bool {
+	i := slices.IndexFunc(c.joining, func(p *pipelined) bool { return p.op == op })
+	if i < 0 {
+		return false
+	}
+	c.joining = slices.Delete(c.joining, i, i+1)
+	return true
 }
 
 // sent counts a request frame (not the handshake) by its xid and opcode.
@@ -62,7 +94,7 @@ func (c *trafficCounter) sent(xid, op int32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t.Requests++
-	if c.t.SinceEvent == 0 || c.answered {
+	if joined := c.joined(op); c.t.SinceEvent == 0 || (c.answered && !joined) {
 		c.t.RoundTripsSinceEvent++
 	}
 	c.t.SinceEvent++

@@ -23,8 +23,18 @@ var rolloverAt int32 = 1<<31 - 1<<20
 // our election znode: a worker's write prepared against the old znode
 // checks the old marker, which goes with it, and fails. The store first
 // gets a reservation of the new incarnation above the old one, so that
-// the new znode is not taken for one made anew (see raise).
+// the new znode is not taken for one made anew (see raise). The new znode
+// and its marker get the ACL the old znode has: an operator may have
+// changed it since the sequence was made, and the leader's own default
+// would quietly undo that.
 func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32) error {
+	acl, _, err := t.p.rz.GetACL(ctx, p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // gone meanwhile: maintain reads again
+	}
+	if err != nil {
+		return fmt.Errorf("read the ACL of %s: %w", p, err)
+	}
 	prev, err := t.p.store.Reserved(ctx, name)
 	if err != nil {
 		return err
@@ -35,7 +45,6 @@ func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32
 	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation}); err != nil {
 		return err
 	}
-	acl := t.p.o.acl
 	res, err := t.p.rz.Multi(ctx,
 		&zk.CheckVersionRequest{Path: t.node, Version: -1},
 		&zk.DeleteRequest{Path: st.marker(p), Version: -1},

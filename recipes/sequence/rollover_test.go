@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"zkspeaker/internal/testkit/zktest"
 )
 
@@ -14,7 +16,8 @@ import (
 // znode anew (here every 25 writes rather than every two billion), while
 // workers take IDs (and wait for it, at that version, as at the limit):
 // they go on from the same next ID, every ID is handed out once, with no
-// hole, and one marker is left, the new incarnation's.
+// hole, and one marker is left, the new incarnation's. The new znode keeps
+// the ACL the operator gave the old one, not the leader's default.
 func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	// Not parallel: rolloverAt is the package's, and parallel tests wait
 	// until this one is done.
@@ -31,6 +34,10 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	}
 	_, first, err := admin.Get(ctx, DefaultRoot+"/wrap")
 	if err != nil {
+		t.Fatal(err)
+	}
+	operators := append(zk.WorldACL(zk.PermAll), zk.DigestACL(zk.PermRead, "auditor", "secret")...)
+	if _, err := admin.Conn().SetACL(DefaultRoot+"/wrap", operators, -1); err != nil {
 		t.Fatal(err)
 	}
 	p, err := NewPersister(ctx, zktest.Connect(t, cluster.Servers(), 4*time.Second), store, opts...)
@@ -86,6 +93,11 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	if now.Czxid == first.Czxid || len(ids) < want || len(markers) != 1 {
 		t.Fatalf("after %d IDs: the znode was made at zxid %d, first at %d, now at version %d, with markers %v",
 			len(ids), now.Czxid, first.Czxid, now.Version, markers)
+	}
+	for _, path := range []string{DefaultRoot + "/wrap", DefaultRoot + "/wrap/" + markers[0]} {
+		if acl, _, err := admin.GetACL(ctx, path); err != nil || !slices.Equal(acl, operators) {
+			t.Errorf("%s made anew with ACL %v, %v; want the operator's %v", path, acl, err, operators)
+		}
 	}
 	if now.Version > rolloverAt+3 {
 		t.Errorf("the znode is at version %d, past %d: it was not made anew in time", now.Version, rolloverAt)

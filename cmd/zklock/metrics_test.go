@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,4 +44,34 @@ func TestMetrics(t *testing.T) {
 	metricstest.Promtool(t, text)
 	metricstest.Promtool(t, waiting)
 	metricstest.CheckFlag(t, zklockBin(t), "--servers", cluster.ConnString(), "METRICS", "--", "true")
+}
+
+// The grace after SIGTERM, while CMD winds down and the lock is still
+// held, is when an operator most wants to see the holder: the metrics stay
+// up until zklock exits.
+func TestMetricsStayUpDuringTheGrace(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Start(t, 1)
+	ready := filepath.Join(t.TempDir(), "ready")
+	holder := run(t, cluster.ConnString(), "--path", "/metrics-grace", "--name", "slow", "--metrics", "127.0.0.1:0", "--grace", "2s",
+		"--", "sh", "-c", "trap '' TERM; touch "+ready+"; sleep 30")
+	url := metricstest.URL(t, holder)
+	electiontest.Eventually(t, 10*time.Second, "it holds the lock, and CMD ignores SIGTERM", func() bool {
+		v, _ := metricstest.Value(metricstest.Scrape(t, url), "zklock_holder")
+		_, err := os.Stat(ready)
+		return v == 1 && err == nil
+	})
+	holder.Term()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := holder.WaitForStderr(ctx, "asked to stop"); err != nil {
+		t.Fatalf("no word of stopping: %v\n%s", err, holder.Stderr())
+	}
+	// CMD ignores SIGTERM: zklock waits out its grace of 2 s, holding the lock.
+	if v, ok := metricstest.Value(metricstest.Scrape(t, url), "zklock_holder"); !ok || v != 1 {
+		t.Errorf("during the grace zklock_holder = %v, %v; want 1\n%s", v, ok, holder.Stderr())
+	}
+	if code := wait(t, holder, 10*time.Second); code == 0 {
+		t.Errorf("zklock exited 0 after its CMD was killed")
+	}
 }

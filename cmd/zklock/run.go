@@ -83,8 +83,12 @@ func runLock(c *cli.Context) error {
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
 	defer lk.Unlock()
-	registerLock(ctx, ms, rz, lk)
-	defer ms.Serve(ctx)()
+	// The metrics last until zklock returns, not until the signal: during
+	// the grace that follows it, CMD still runs under the lock.
+	life, endLife := context.WithCancel(context.Background())
+	defer endLife()
+	registerLock(life, ms, rz, lk)
+	defer ms.Serve(life)()
 	log.Info("waiting for the lock", "path", s.path)
 	if err := lk.Lock(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -145,9 +145,6 @@ func nextCommand() *cli.Command {
 					return err
 				}
 				first, err := seq.NextN(ctx, count)
-				if errors.Is(err, sequence.ErrNotFound) {
-					return cmdline.Usage("NAME %q: no such sequence under %s (seqid list shows them)", a[0], s.root)
-				}
 				if err != nil {
 					return err
 				}
@@ -199,7 +196,7 @@ func restoreCommand() *cli.Command {
 // existingStore opens --store, which must exist: list and restore read it.
 func existingStore(c *cli.Context) (*sequence.FileStore, error) {
 	if dir := c.String("store"); dir != "" {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if _, err := os.Stat(dir); err != nil {
 			return nil, cmdline.BadFlag("store", "%q is not a directory", dir)
 		}
 	}
@@ -244,7 +241,7 @@ func once(c *cli.Context, f func(ctx context.Context, rz *recoverable.Recoverabl
 		return cmdline.Usage("%s", cmdline.Reason(err))
 	}
 	if errors.Is(err, sequence.ErrNotFound) {
-		return cmdline.Usage("no such sequence: %s (seqid list shows them)", cmdline.Reason(err))
+		return cmdline.Usage("NAME %s: no such sequence under %s (seqid list shows them)", cmdline.Reason(err), s.root)
 	}
 	if errors.Is(err, sequence.ErrNoRoom) {
 		return fmt.Errorf("no room below the limit: %s", cmdline.Reason(err))

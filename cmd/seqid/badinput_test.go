@@ -39,9 +39,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"next"}, "missing NAME"},
 		{[]string{"create", "--start", "-5", "neg"}, "--start"},
 		{[]string{"create", "a/b"}, "NAME"},
-		{[]string{"delete", "nosuch"}, "no such sequence"},
+		{[]string{"delete", "nosuch"}, `NAME "nosuch": no such sequence under /bad-`},
 		{[]string{"persist"}, "--store"},
 		{[]string{"persist", "--store", filepath.Join(file, "sub")}, "--store"},
+		{[]string{"persist", "--store", file}, fmt.Sprintf("--store: %q is not a directory", file)},
 		{[]string{"persist", "--store", missing, "--block", "0"}, "--block"},
 		{[]string{"persist", "--store", missing, "--election", "rel"}, "--election"},
 		// Characters go-zookeeper or the server refuses: at once, never retried.

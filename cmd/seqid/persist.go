@@ -85,7 +85,7 @@ func runPersist(c *cli.Context) error {
 			return err
 		}
 	}
-	log.Info("left the election; bye")
+	log.Info("stopped standing for election; bye")
 	return nil
 }
 

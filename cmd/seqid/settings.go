@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -77,6 +78,9 @@ func openStore(c *cli.Context) (*sequence.FileStore, error) {
 	dir := c.String("store")
 	if dir == "" {
 		return nil, cmdline.BadFlag("store", "missing: the directory where reservations are kept, shared by every persistence process")
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, cmdline.BadFlag("store", "%q is not a directory", dir)
 	}
 	st, err := sequence.OpenFileStore(dir)
 	if err != nil {

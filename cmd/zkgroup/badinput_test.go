@@ -18,9 +18,10 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		args  []string
 		names string // what the line must name
 	}{
-		{[]string{"create", "-s", server}, "want GROUP, got 0"},
-		{[]string{"create", "-s", server, "t-bad", "extra"}, "want GROUP, got 2"},
-		{[]string{"join", "-s", server, "t-bad"}, "want GROUP and MEMBER, got 1"},
+		{[]string{"create", "-s", server}, "create: missing GROUP (usage: zkgroup create [options] GROUP)"},
+		{[]string{"create", "-s", server, "t-bad", "extra"}, `create: unexpected argument "extra" after GROUP`},
+		{[]string{"create", "-s", server, "t-bad", "--bogus"}, `unexpected argument "--bogus" after GROUP (it is no flag of zkgroup create, and flags go before GROUP)`},
+		{[]string{"join", "-s", server, "t-bad"}, "join: missing MEMBER"},
 		{[]string{"join", "-s", server, "t-bad", "du/ck"}, `member "du/ck"`},
 		{[]string{"join", "-s", server, "t-bad", ".."}, `member ".."`},
 		{[]string{"create", "-s", server, "t-bad/"}, `group "t-bad/"`},
@@ -36,7 +37,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{[]string{"create", "-s", server, "--log-level", "loud", "t-bad"}, "--log-level"},
 		{[]string{"create", "-s", server, "--frob", "t-bad"}, "--frob"},
 		{[]string{"create", "-s", server, "--session-timeout", "--auth", "t-bad"}, "--session-timeout"},
-		{[]string{"create", "t-bad", "-s", server}, "-s: flags go before the arguments"},
+		{[]string{"create", "t-bad", "-s", server}, "-s: flags go before GROUP (see zkgroup create --help)"},
 		{[]string{"-s", server, "list", "t-bad"}, "-s: put it after the command (zkgroup list -s"},
 		{[]string{"list", "-s", server, "--watch=maybe", "t-bad"}, "--watch"},
 		{[]string{"frob", "t-bad"}, `no command "frob"`},

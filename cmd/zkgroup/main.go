@@ -97,16 +97,10 @@ type config struct {
 // command wants, GROUP first.
 func parseConfig(c *cli.Context, argNames ...string) (config, error) {
 	var cfg config
-	args := c.Args().Slice()
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && len(a) > 1 {
-			return cfg, cmdline.Usage("%s: flags go before the arguments (%s)", a, c.Command.UsageText)
-		}
+	args, err := cmdline.Args(c, argNames...)
+	if err != nil {
+		return cfg, err
 	}
-	if len(args) != len(argNames) {
-		return cfg, cmdline.Usage("want %s, got %d argument(s) (%s)", strings.Join(argNames, " and "), len(args), c.Command.UsageText)
-	}
-	var err error
 	if cfg.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
 		return cfg, err
 	}

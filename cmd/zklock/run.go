@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,6 +50,17 @@ func parse(c *cli.Context) (settings, error) {
 	}
 	if s.policy, err = nodemonitor.ParsePolicy(c.String("policy")); err != nil {
 		return s, cmdline.BadFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
+	}
+	if c.IsSet("name") {
+		// zkCli.sh and zkview show the name as one line; and a name that
+		// starts with - is most likely --name's value forgotten, as in
+		// --name -- CMD, which would otherwise run CMD under the name "--".
+		switch {
+		case strings.HasPrefix(s.name, "-"):
+			return s, cmdline.BadFlag("name", "%q looks like a flag, not a name: give --name a value", s.name)
+		case s.name == "" || strings.ContainsFunc(s.name, unicode.IsControl):
+			return s, cmdline.BadFlag("name", "%q must be non-empty, without control characters", s.name)
+		}
 	}
 	if s.name == "" {
 		host, _ := os.Hostname()

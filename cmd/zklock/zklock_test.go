@@ -297,6 +297,9 @@ func TestBadInput(t *testing.T) {
 		{"--policy", []string{"--policy", "sometimes", "--", "true"}},
 		{"CMD", []string{"--", "/no/such/program"}},
 		{"--bogus", []string{"--bogus", "--", "true"}},
+		// --name's value forgotten: the -- would be the name, and CMD run.
+		{`--name: "--" looks like a flag`, []string{"--name", "--", "true"}},
+		{"--name", []string{"--name", "two\nlines", "--", "true"}},
 	} {
 		p := run(t, cluster.ConnString(), tc.args...)
 		code := wait(t, p, 10*time.Second)

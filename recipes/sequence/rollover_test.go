@@ -46,36 +46,10 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	}
 	defer p.Close()
 
-	var mu sync.Mutex
-	var ids []int64
-	var wg sync.WaitGroup
 	// Enough IDs for the znode to be made anew at least twice (each takes
 	// one write, and the limit's raises take some), however slow the machine.
 	want := 3 * int(rolloverAt)
-	for range 3 {
-		seq, _ := Open(zktest.Connect(t, cluster.Servers(), 4*time.Second), "wrap", opts...)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				enough := len(ids) >= want
-				mu.Unlock()
-				if enough {
-					return
-				}
-				id, err := seq.Next(ctx)
-				if err != nil {
-					t.Errorf("Next: %v", err)
-					return
-				}
-				mu.Lock()
-				ids = append(ids, id)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	ids := takeIDs(ctx, t, cluster.Servers(), "wrap", 3, want, opts)
 	slices.Sort(ids)
 	for i, id := range ids {
 		if id != int64(i)+1 {
@@ -102,4 +76,38 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	if now.Version > rolloverAt+3 {
 		t.Errorf("the znode is at version %d, past %d: it was not made anew in time", now.Version, rolloverAt)
 	}
+}
+
+// takeIDs has workers, each on a session of its own, take IDs of the
+// sequence name until want are taken in all, and returns them.
+func takeIDs(ctx context.Context, t *testing.T, servers []string, name string, workers, want int, opts []Option) []int64 {
+	t.Helper()
+	var mu sync.Mutex
+	var ids []int64
+	var wg sync.WaitGroup
+	for range workers {
+		seq, _ := Open(zktest.Connect(t, servers, 4*time.Second), name, opts...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				enough := len(ids) >= want
+				mu.Unlock()
+				if enough {
+					return
+				}
+				id, err := seq.Next(ctx)
+				if err != nil {
+					t.Errorf("Next: %v", err)
+					return
+				}
+				mu.Lock()
+				ids = append(ids, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return ids
 }

@@ -211,6 +211,7 @@ type slowStore struct {
 	d time.Duration
 }
 
+// Raise raises the reservation, then waits d before it answers.
 func (s slowStore) Raise(ctx context.Context, name string, r sequence.Reservation) (sequence.Reservation, error) {
 	v, err := s.Store.Raise(ctx, name, r)
 	time.Sleep(s.d)

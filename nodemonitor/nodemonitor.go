@@ -65,10 +65,14 @@ const ResignRejoin = 100 * time.Millisecond
 
 // Resign gives up the leadership on purpose: it stops speaking, deletes
 // our znode with one server write (the successor, the one candidate
-// watching it, takes over as after a graceful exit), returns once the znode
-// is gone, and joins again at the back of the line ResignRejoin later. It returns
-// ErrNothingToResign when we do not lead, ErrPausedResign while cut off
-// from ZooKeeper, ErrClosed after Close; none of them changes anything.
+// watching it, takes over as after a graceful exit), returns once
+// ZooKeeper has answered, however late, and joins again at the back of the
+// line ResignRejoin later. It returns ErrNothingToResign when we do not
+// lead, ErrPausedResign while cut off from ZooKeeper, ErrClosed after
+// Close; none of them changes anything. ErrStillLeading says ZooKeeper
+// refused the delete: the Monitor stands as before. ErrResignUnknown says
+// it did not answer before our session may have expired: the Monitor
+// stays silent and joins again ResignRejoin later all the same.
 func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, ResignRejoin) }
 
 // Errors of Resign.
@@ -76,6 +80,8 @@ var (
 	ErrNothingToResign = election.ErrNothingToResign
 	ErrPausedResign    = election.ErrPausedResign
 	ErrClosed          = election.ErrClosed
+	ErrStillLeading    = election.ErrStillLeading
+	ErrResignUnknown   = election.ErrResignUnknown
 )
 
 // Done is closed once the Monitor has ended: after Close, when the session

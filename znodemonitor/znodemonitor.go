@@ -70,10 +70,13 @@ const ResignPause = time.Second
 
 // Resign gives up the leadership on purpose: it stops speaking, deletes
 // the znode with one server write (every waiting candidate is woken, and
-// one wins), returns once the znode is gone, and races for it again after
-// ResignPause. It returns ErrNothingToResign when we do not lead,
-// ErrPausedResign while cut off from ZooKeeper, ErrClosed after Close;
-// none of them changes anything.
+// one wins), returns once ZooKeeper has answered, however late, and races
+// for it again after ResignPause. It returns ErrNothingToResign when we do
+// not lead, ErrPausedResign while cut off from ZooKeeper, ErrClosed after
+// Close; none of them changes anything. ErrStillLeading says ZooKeeper
+// refused the delete: the Monitor stands as before. ErrResignUnknown says
+// it did not answer before our session may have expired: the znode may be
+// gone, so the Monitor stays silent and keeps the pause all the same.
 func (m *Monitor) Resign(ctx context.Context) error { return m.c.Resign(ctx, ResignPause) }
 
 // Errors of Resign.
@@ -81,6 +84,8 @@ var (
 	ErrNothingToResign = election.ErrNothingToResign
 	ErrPausedResign    = election.ErrPausedResign
 	ErrClosed          = election.ErrClosed
+	ErrStillLeading    = election.ErrStillLeading
+	ErrResignUnknown   = election.ErrResignUnknown
 )
 
 // Done is closed once the Monitor has ended: after Close, when the session

@@ -100,25 +100,24 @@ wait:
 	return nil
 }
 
-// resignTimeout bounds a resignation: a delete that ZooKeeper has not
-// answered by then is given up, and the speaker carries on as it was.
-const resignTimeout = 5 * time.Second
-
 // resignOnRequest is SIGUSR1: a leader stops speaking, deletes its znode
 // with one server write, which hands over as a graceful exit does, and
-// stands again; anyone else says there is nothing to resign.
+// stands again; anyone else says there is nothing to resign. The monitor
+// bounds the delete by the session's life and logs how it ended, even
+// when the answer comes late; only a shutdown (ctx) cuts the wait short.
 func resignOnRequest(ctx context.Context, log *slog.Logger, mon monitor) {
 	log.Info("SIGUSR1: asked to resign the leadership")
-	ctx, cancel := context.WithTimeout(ctx, resignTimeout)
-	defer cancel()
 	switch err := mon.Resign(ctx); {
-	case err == nil: // the monitor logged it
+	case err == nil, errors.Is(err, election.ErrStillLeading), errors.Is(err, election.ErrResignUnknown):
+		// The monitor logged what happened.
 	case errors.Is(err, election.ErrNothingToResign):
 		log.Info("not the leader: nothing to resign; staying in line")
 	case errors.Is(err, election.ErrPausedResign):
 		log.Warn("cut off from ZooKeeper: cannot resign now; send SIGUSR1 again once reconnected")
+	case ctx.Err() != nil, errors.Is(err, election.ErrClosed):
+		// Shutting down: the lines that follow say how.
 	default:
-		log.Warn("could not resign; still standing as before", "error", err)
+		log.Warn("could not resign", "error", err)
 	}
 }
 

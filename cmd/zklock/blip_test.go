@@ -32,8 +32,8 @@ func TestABlipFreezesCMDAndTheReconnectThawsIt(t *testing.T) {
 		t.Fatalf("exit %d, want 0: CMD should have run to its end\n%s", code, p.Stderr())
 	}
 	errOut := p.Stderr()
-	frozen := strings.Index(errOut, "CMD frozen (SIGSTOP)")
-	thawed := strings.Index(errOut, "the lock is still ours: CMD thawed (SIGCONT)")
+	frozen := strings.Index(errOut, "CMD and all it started frozen (SIGSTOP)")
+	thawed := strings.Index(errOut, "the lock is still ours: CMD and all it started thawed (SIGCONT)")
 	if frozen < 0 || thawed < frozen {
 		t.Errorf("the log does not say that CMD was frozen, then thawed:\n%s", errOut)
 	}
@@ -42,5 +42,36 @@ func TestABlipFreezesCMDAndTheReconnectThawsIt(t *testing.T) {
 	}
 	if n := len(readRecords(t, file)); n != 75 {
 		t.Errorf("CMD wrote %d ticks, want all 75", n)
+	}
+}
+
+// Under at-least-one, CMD runs on while the connection is lost, until the
+// moment the session may expire; then the watchdog kills it. zklock ran
+// all along: its log and the watchdog's say that the servers stopped
+// answering, never that zklock was frozen.
+func TestAtLeastOnesKillSaysTheServersStoppedAnswering(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Start(t, 1)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	file := filepath.Join(t.TempDir(), "held.txt")
+	p := run(t, proxy.Addr(), append([]string{"--policy", "at-least-one"}, holds(file, 10000)...)...)
+	waitForLine(t, file, "tick")
+	cut := time.Now()
+	proxy.Cut()
+	if code := wait(t, p, 3*session); code != 128+9 {
+		t.Fatalf("exit %d, want 137: the watchdog kills CMD at its deadline\n%s", code, p.Stderr())
+	}
+	recs := readRecords(t, file)
+	if last := recs[len(recs)-1].at; last.After(cut.Add(session)) {
+		t.Errorf("CMD wrote %v after the cut, past the session of %v", last.Sub(cut).Round(time.Millisecond), session)
+	}
+	errOut := p.Stderr()
+	for _, want := range []string{"could not move CMD's deadline on after", `because="the servers stopped answering and CMD's deadline came`} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the log does not say %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "frozen?") || strings.Contains(errOut, "stood still") {
+		t.Errorf("the log blames a frozen zklock, which ran all along:\n%s", errOut)
 	}
 }

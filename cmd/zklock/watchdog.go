@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -17,136 +15,188 @@ import (
 // sends it, over a pipe, the latest moment CMD may still run: just before
 // the servers may expire our session, after which another process may
 // hold the lock. zklock moves that moment on while it holds the lock. If
-// zklock itself stops (SIGSTOP, a long pause, a crash), the moments stop
-// coming, and the watchdog kills CMD in time, which zklock, frozen, could
-// not. The chapter's lock has no such guard: its holder's work runs on
-// whatever happens to its process.
+// zklock itself stops (SIGSTOP, Ctrl-Z, a long pause, a crash), the
+// moments stop coming, and the watchdog kills CMD's whole tree in time,
+// which zklock, frozen, could not. The chapter's lock has no such guard:
+// its holder's work runs on whatever happens to its process.
+//
+// zklock starts the watchdog in a session of its own, so that nothing sent
+// to zklock's process group (Ctrl-Z, Ctrl-C, `kill -- -PGID`, `timeout -s
+// KILL`) reaches it or CMD: zklock decides what CMD gets.
 
-// watchdogEnv switches a zklock process into the watchdog; its value is
-// the grace period in nanoseconds.
-const watchdogEnv = "ZKLOCK_WATCHDOG_GRACE_NS"
-
-// deadlineSize is one message on the pipe: a deadline in Unix nanoseconds,
-// or one of the orders below, which no deadline can be.
-const deadlineSize = 8
-
-// Orders to the watchdog, sent in place of a deadline.
+// Environment that switches a zklock process into the watchdog: the grace
+// period, and how often zklock renews the deadline, in nanoseconds.
 const (
-	orderFreeze = 1 // SIGSTOP CMD: the lock is suspended, unproved
-	orderThaw   = 2 // SIGCONT CMD: the lock is proved ours again
-	orderKill   = 3 // SIGKILL CMD now: the lock is lost while CMD is frozen
+	watchdogEnv       = "ZKLOCK_WATCHDOG_GRACE_NS"
+	watchdogPeriodEnv = "ZKLOCK_WATCHDOG_PERIOD_NS"
 )
 
-// runWatchdog runs CMD (os.Args[1:]) in a process group of its own and
-// exits with its status. Deadlines come on file descriptor 3.
+// watchdog is the watchdog's state; its loop alone changes it.
+type watchdog struct {
+	clock    clock
+	grace    time.Duration
+	period   time.Duration // zklock renews the deadline this often
+	cmd      int           // CMD's pid
+	deadline time.Duration // on the monotonic clock; 0 until the first message
+	heard    time.Duration // when zklock last sent a deadline
+	moved    time.Duration // when the deadline last moved on
+	timer    *time.Timer
+	frozen   int64 // orderFreeze or orderPause while the tree is stopped, else 0
+	stopping bool
+	status   int // CMD's, once it ended
+}
+
+// runWatchdog runs CMD (os.Args[1:]) and exits, once CMD's whole tree has
+// ended, with CMD's status. Messages from zklock come on file descriptor 3.
 func runWatchdog(graceNS string) int {
-	grace, err := strconv.ParseInt(graceNS, 10, 64)
-	if err != nil || len(os.Args) < 2 {
+	grace, err1 := strconv.ParseInt(graceNS, 10, 64)
+	period, err2 := strconv.ParseInt(os.Getenv(watchdogPeriodEnv), 10, 64)
+	if err1 != nil || err2 != nil || period <= 0 || len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "zklock: watchdog: bad setup")
 		return 2
 	}
-	// zklock orchestrates: a Ctrl-C reaches both, and zklock decides.
-	signal.Ignore(syscall.SIGINT, syscall.SIGHUP)
+	// zklock orchestrates: should a Ctrl-C reach us, zklock decides.
+	signal.Ignore(syscall.SIGINT, syscall.SIGHUP, syscall.SIGTSTP)
 	terms := make(chan os.Signal, 1)
 	signal.Notify(terms, syscall.SIGTERM)
+	if err := becomeSubreaper(); err != nil {
+		fmt.Fprintf(os.Stderr, "zklock: watchdog: %v\n", err)
+		return 1
+	}
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = withoutEnv(os.Environ(), watchdogEnv)
+	cmd.Env = withoutEnv(withoutEnv(os.Environ(), watchdogEnv), watchdogPeriodEnv)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "zklock: %v\n", err)
 		return 127
 	}
-	exited := make(chan int, 1)
-	go func() { exited <- exitStatus(cmd.Wait()) }()
-	deadlines := readDeadlines(os.NewFile(3, "deadlines"))
-	kill := func(sig syscall.Signal) { _ = syscall.Kill(-cmd.Process.Pid, sig) }
+	// cmd.Wait is never called: reap waits for CMD and its orphans alike.
+	wd := &watchdog{clock: systemClock, grace: time.Duration(grace), period: time.Duration(period),
+		cmd: cmd.Process.Pid, timer: time.NewTimer(time.Hour), status: -1}
+	defer wd.timer.Stop()
+	return wd.loop(readMessages(os.NewFile(3, "deadlines")), reap(), terms)
+}
 
-	var deadline time.Time // zero until the first message: zklock sends one before starting us
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	stopping, frozen := false, false
+// loop follows zklock's messages, the tree's ends, SIGTERM and the
+// deadline, until the last process of the tree has ended.
+func (wd *watchdog) loop(messages <-chan int64, ended <-chan reaped, terms <-chan os.Signal) int {
 	for {
 		select {
-		case status := <-exited:
-			return status
-		case d, ok := <-deadlines:
+		case r, ok := <-ended:
+			if !ok {
+				return wd.status
+			}
+			wd.ended(r)
+		case m, ok := <-messages:
 			if !ok { // zklock asks us to stop CMD, or is gone
-				deadlines = nil
-				if !stopping {
-					stopping = true
-					kill(syscall.SIGTERM)
-					resetTimer(timer, until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
-				}
+				messages = nil
+				wd.stop()
 				continue
 			}
-			switch {
-			case stopping:
-			case d.UnixNano() == orderFreeze:
-				frozen = true
-				kill(syscall.SIGSTOP)
-			case d.UnixNano() == orderThaw:
-				frozen = false
-				kill(syscall.SIGCONT)
-			case d.UnixNano() == orderKill:
-				stopping = true
-				kill(syscall.SIGKILL)
-			default:
-				deadline = d
-				resetTimer(timer, until(deadline))
-			}
+			wd.message(m)
 		case <-terms:
-			if !stopping {
-				stopping = true
-				kill(syscall.SIGTERM)
-				resetTimer(timer, until(earliest(deadline, time.Now().Add(time.Duration(grace)))))
-			}
-		case <-timer.C:
-			// Past the grace, or past the moment the session may expire
-			// and another holder start: no more waiting.
-			switch {
-			case stopping:
-			case frozen:
-				fmt.Fprintln(os.Stderr, "zklock: watchdog: the lock was not proved ours again before CMD's deadline; killed the frozen CMD before its session can expire and another holder start")
-			default:
-				fmt.Fprintln(os.Stderr, "zklock: watchdog: zklock stopped renewing (frozen?); killed CMD before its session can expire and another holder start")
-			}
-			stopping = true
-			kill(syscall.SIGKILL)
+			wd.stop()
+		case <-wd.timer.C:
+			wd.expired()
 		}
 	}
 }
 
-// readDeadlines delivers each deadline from r, and closes the channel at
-// EOF or on any error.
-func readDeadlines(r io.ReadCloser) <-chan time.Time {
-	out := make(chan time.Time)
-	go func() {
-		defer close(out)
-		defer r.Close()
-		var buf [deadlineSize]byte
-		for {
-			if _, err := io.ReadFull(r, buf[:]); err != nil {
-				return
-			}
-			out <- time.Unix(0, int64(binary.BigEndian.Uint64(buf[:])))
+// ended notes a process of the tree that ended; when it is CMD, and others
+// still run, it says why the lock is still held.
+func (wd *watchdog) ended(r reaped) {
+	if r.pid != wd.cmd {
+		return
+	}
+	wd.status = shellStatus(r.status)
+	if left := descendants(os.Getpid()); len(left) > 0 && !wd.stopping {
+		fmt.Fprintf(os.Stderr, "zklock: watchdog: CMD exited (status %d), but processes it started still run (%s): the lock stays held until the last of them ends\n",
+			wd.status, describe(left))
+	}
+}
+
+// message acts on one message from zklock.
+func (wd *watchdog) message(m int64) {
+	if wd.stopping {
+		return
+	}
+	switch m {
+	case orderFreeze, orderPause:
+		wd.frozen = m
+		signalTree(syscall.SIGSTOP)
+	case orderThaw:
+		wd.frozen = 0
+		signalTree(syscall.SIGCONT)
+	case orderKill:
+		wd.kill()
+	default:
+		now := wd.clock.monotonic()
+		// The same deadline sent again reads a few nanoseconds apart.
+		if d := time.Duration(m); d > wd.deadline+time.Millisecond || d < wd.deadline-time.Millisecond {
+			wd.moved = now
 		}
-	}()
-	return out
+		wd.deadline = time.Duration(m)
+		wd.heard = now
+		resetTimer(wd.timer, wd.clock.timeLeft(wd.deadline))
+	}
 }
 
-// sendOrder writes one order to the watchdog.
-func sendOrder(w io.Writer, order int64) error { return sendDeadline(w, time.Unix(0, order)) }
-
-// sendDeadline writes one deadline to the watchdog.
-func sendDeadline(w io.Writer, d time.Time) error {
-	var buf [deadlineSize]byte
-	binary.BigEndian.PutUint64(buf[:], uint64(d.UnixNano()))
-	_, err := w.Write(buf[:])
-	return err
+// stop asks the tree to end: SIGTERM now (and SIGCONT, for a frozen tree
+// cannot act on it), SIGKILL after the grace or at the deadline, whichever
+// comes first.
+func (wd *watchdog) stop() {
+	if wd.stopping {
+		return
+	}
+	wd.stopping = true
+	signalTree(syscall.SIGTERM)
+	if wd.frozen != 0 {
+		wd.kill() // it must not act again: no thaw, no grace
+		return
+	}
+	left := wd.grace
+	if wd.deadline != 0 {
+		left = min(left, wd.clock.timeLeft(wd.deadline))
+	}
+	resetTimer(wd.timer, left)
 }
 
-func until(t time.Time) time.Duration { return max(time.Until(t), 0) }
+// kill ends the tree at once.
+func (wd *watchdog) kill() {
+	wd.stopping = true
+	signalTree(syscall.SIGKILL)
+	signalTree(syscall.SIGCONT) // a stopped process dies only once it runs
+}
+
+// expired acts on the timer: past the grace, or past the moment the
+// session may expire and another holder start. It says which, in what it
+// saw itself, and when it killed the tree.
+func (wd *watchdog) expired() {
+	if !wd.stopping {
+		wd.kill()
+		fmt.Fprintf(os.Stderr, "zklock: watchdog: killed CMD and every process it started at %s, before the session can expire and another holder start: %s\n",
+			clockTime(wd.clock.wall()), wd.whyKilled())
+		return
+	}
+	wd.kill()
+}
+
+// whyKilled says why CMD's deadline came without being moved on, by what
+// the watchdog saw of zklock.
+func (wd *watchdog) whyKilled() string {
+	at := func(d time.Duration) string { return clockTime(wd.clock.at(d)) }
+	switch {
+	case wd.frozen == orderPause:
+		return "zklock was stopped (Ctrl-Z) past CMD's deadline, " + at(wd.deadline)
+	case wd.frozen == orderFreeze:
+		return "the lock was not proved ours again by CMD's deadline, " + at(wd.deadline)
+	case wd.clock.monotonic()-wd.heard < 3*wd.period:
+		return "zklock ran on but could not move CMD's deadline on after " + at(wd.moved) +
+			" (the servers stopped answering), and it came, " + at(wd.deadline)
+	}
+	return "zklock went silent at " + at(wd.heard) + " (stopped or frozen?) and CMD's deadline came, " + at(wd.deadline)
+}
 
 // resetTimer sets t to fire after d, dropping a tick of the old deadline
 // that fired but was not read: read later, it would kill CMD on a deadline
@@ -161,13 +211,6 @@ func resetTimer(t *time.Timer, d time.Duration) {
 	t.Reset(d)
 }
 
-func earliest(a, b time.Time) time.Time {
-	if !a.IsZero() && a.Before(b) {
-		return a
-	}
-	return b
-}
-
 // exitStatus is a finished command's status as a shell reports it: its
 // exit code, or 128 plus the signal that ended it.
 func exitStatus(err error) int {
@@ -178,8 +221,8 @@ func exitStatus(err error) int {
 		}
 		return 0
 	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+		return shellStatus(ws)
 	}
 	return ee.ExitCode()
 }

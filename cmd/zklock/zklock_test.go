@@ -221,12 +221,12 @@ func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
 	// Whichever news zklock reads first, the log says that, in that order,
 	// and never that it stops CMD now.
 	errOut := first.Stderr()
-	killed := strings.Index(errOut, "zklock: watchdog: zklock stopped renewing")
-	released := strings.Index(errOut, `because="the watchdog stopped CMD`)
+	killed := strings.Index(errOut, "zklock went silent at")
+	released := strings.Index(errOut, `because="the watchdog killed CMD and all it started at its deadline: zklock stood still`)
 	if killed < 0 || released < killed {
 		t.Errorf("the thawed holder's log does not say, in order, that the watchdog killed CMD and why it ended:\n%s", errOut)
 	}
-	if strings.Contains(errOut, "stopping CMD before anyone else can hold it") {
+	if strings.Contains(errOut, "stopping CMD and all it started before anyone else can hold it") {
 		t.Errorf("the thawed holder says it stops CMD, which the watchdog had killed already:\n%s", errOut)
 	}
 	recs := readRecords(t, file)

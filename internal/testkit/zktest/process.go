@@ -93,13 +93,26 @@ func Run(t testing.TB, bin string, args ...string) *Process {
 // environment: a parallel test cannot set the test binary's own.
 func RunEnv(t testing.TB, env []string, bin string, args ...string) *Process {
 	t.Helper()
+	return start(t, &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, env, bin, args...)
+}
+
+// RunJob is Run in a process group of its own, as a shell starts a job:
+// SignalGroup then reaches the process and all it left in its group, as
+// Ctrl-Z (SIGTSTP), `kill -- -PGID` or `timeout -s KILL` do.
+func RunJob(t testing.TB, bin string, args ...string) *Process {
+	t.Helper()
+	return start(t, &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}, nil, bin, args...)
+}
+
+func start(t testing.TB, attr *syscall.SysProcAttr, env []string, bin string, args ...string) *Process {
+	t.Helper()
 	p := &Process{t: t, out: &Buffer{}, errOut: &Buffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	if env != nil {
 		p.cmd.Env = append(os.Environ(), env...)
 	}
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.errOut
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = attr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
@@ -134,6 +147,10 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Signal sends sig to the process.
 func (p *Process) Signal(sig os.Signal) { _ = p.cmd.Process.Signal(sig) }
+
+// SignalGroup sends sig to the process's group, as a terminal or
+// `kill -- -PGID` does; the process must have been started by RunJob.
+func (p *Process) SignalGroup(sig syscall.Signal) { _ = syscall.Kill(-p.Pid(), sig) }
 
 // Kill sends SIGKILL: a crash.
 func (p *Process) Kill() { p.Signal(syscall.SIGKILL) }

@@ -30,23 +30,18 @@ func (h *Hub) followConfig(ctx context.Context, rz *recoverable.RecoverableZooke
 	f.run(ctx)
 }
 
-// readKey reads one key of a configuration: its value is the znode's data.
+// readKey reads one key of a configuration: its value is the znode's
+// data. A missing key is read with no watch (see childRead).
 func readKey(rz *recoverable.RecoverableZookeeper) childRead[Key] {
 	return func(ctx context.Context, p string) (Key, bool, <-chan zk.Event, error) {
-		for {
-			data, st, wake, err := rz.GetW(ctx, p)
-			if errors.Is(err, zk.ErrNoNode) {
-				ok, _, wake, err := rz.ExistsW(ctx, p)
-				if ok && err == nil {
-					continue // created between the two calls
-				}
-				return Key{}, false, wake, err
-			}
-			if err != nil {
-				return Key{}, false, nil, err
-			}
-			return Key{Name: path.Base(p), Value: string(data), Version: st.Version}, true, wake, nil
+		data, st, wake, err := rz.GetW(ctx, p)
+		if errors.Is(err, zk.ErrNoNode) {
+			return Key{}, false, nil, nil
 		}
+		if err != nil {
+			return Key{}, false, nil, err
+		}
+		return Key{Name: path.Base(p), Value: string(data), Version: st.Version}, true, wake, nil
 	}
 }
 
@@ -97,12 +92,12 @@ func sequencesOf(pp *parts, p Panel) *Sequences {
 	return s
 }
 
-// readSequence reads one sequence.
+// readSequence reads one sequence; a missing one leaves no watch.
 func readSequence(rz *recoverable.RecoverableZookeeper) childRead[sequence.Info] {
 	return func(ctx context.Context, path string) (sequence.Info, bool, <-chan zk.Event, error) {
 		info, wake, err := sequence.Inspect(ctx, rz, path)
 		if errors.Is(err, sequence.ErrNotFound) {
-			return info, false, wake, nil
+			return info, false, nil, nil
 		}
 		return info, err == nil, wake, err
 	}

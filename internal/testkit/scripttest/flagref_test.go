@@ -96,8 +96,12 @@ func readTable(t *testing.T, doc, heading string) (header []string, rows [][]str
 		t.Fatalf("%s: no heading %q", doc, heading)
 	}
 	var all [][]string
+	fenced := false // a "#" line in a code block (a shebang) is no heading
 	for _, line := range strings.Split(text[i+1:], "\n")[1:] {
-		if strings.HasPrefix(line, "#") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		if strings.HasPrefix(line, "#") && !fenced {
 			break
 		}
 		if !strings.HasPrefix(line, "|") {

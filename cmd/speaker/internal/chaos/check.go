@@ -109,11 +109,13 @@ type Report struct {
 	// Group says the soak was of group membership: overlaps are not
 	// looked for, and the two findings below are.
 	Group bool
-	// Listing are readings of the group that did not list the live
-	// members once things were quiet, or listed a member long gone.
+	// Listing are readings of the group that left out a member whose
+	// process had run with no fault of its own nor of a server for the
+	// bound, or listed a member long gone: each member judged on its own.
 	Listing []Finding
-	// Watcher are the watcher's reports that did the same, or reported a
-	// member joining that had long gone.
+	// Watcher are the watcher's reports that disagreed with the listing
+	// about a member whose place had settled, or reported a member joining
+	// that had long gone.
 	Watcher []Finding
 	// Config says the soak was of the configuration service: overlaps are
 	// not looked for, and the three findings below are.

@@ -17,28 +17,30 @@ type GroupInput struct {
 	Lives map[string][]span
 }
 
-// groupBound is how long after the last change (a fault healed, a member
-// started or ended) ZooKeeper's listing and the watcher's report must show
-// exactly the live members: a dead member's session must expire (S), the
+// groupBound is how long after a member's last change (a fault of its
+// own or of the servers healed, its process started) ZooKeeper's listing
+// must show it as it is: a dead member's session must expire (S), the
 // servers notice (a tick), a reading come (sampleEvery), and the slack.
 func groupBound(in Input) time.Duration {
 	return in.Session + in.Tick + sampleEvery + in.Slack
 }
 
-// checkGroup holds the group soak to its three rules: once nothing has
-// changed for the bound, the listing and the watcher's last report equal
-// the live members; no member is listed past the bound after its process
-// ended; and the watcher never reports a member joining whose process had
-// ended before the bound.
+// checkGroup holds the group soak to its rules, judging each member on its
+// own at every reading: a member whose process has run, with no fault of
+// its own nor of the servers, for the bound is listed (owed); no member is
+// listed past the bound after its process ended (goneFor); the watcher,
+// itself settled, agrees with ZooKeeper about each member whose listing has
+// settled (watcherWrong); and it never reports a member joining whose
+// process had ended before the bound. A fault on one member excuses no
+// other member's absence: each has its own session and its own network.
 func checkGroup(in Input) (listing, watcher []Finding) {
 	g, bound := in.Group, groupBound(in)
-	for _, r := range g.Samples {
-		if quiet(in, r.At, bound) {
-			if live := liveAt(g.Lives, r.At); !slices.Equal(r.Members, live) {
-				listing = append(listing, Finding{Time: r.At, Detail: fmt.Sprintf("listed %s, while %s ran", names(r.Members), names(live))})
-			}
-			if w, ok := watcherAt(g, r.At, bound); ok && !slices.Equal(w.Members, r.Members) {
-				watcher = append(watcher, Finding{Time: r.At, Detail: fmt.Sprintf("the watcher's last report (%s) says %s; ZooKeeper lists %s", clockOf(w.At), names(w.Members), names(r.Members))})
+	members := memberNames(g.Lives)
+	for i, r := range g.Samples {
+		for _, m := range members {
+			if since, owed := owed(in, m, r.At, bound); owed && !slices.Contains(r.Members, m) {
+				listing = append(listing, Finding{Time: r.At, Detail: fmt.Sprintf(
+					"%s not listed, though its process has run with no fault of its own or of a server since %s", m, clockOf(since))})
 			}
 		}
 		for _, m := range r.Members {
@@ -46,6 +48,7 @@ func checkGroup(in Input) (listing, watcher []Finding) {
 				listing = append(listing, Finding{Time: r.At, Detail: fmt.Sprintf("%s still listed, its process ended at %s", m, clockOf(ended))})
 			}
 		}
+		watcher = append(watcher, watcherWrong(in, i, members, bound)...)
 	}
 	for _, r := range g.Reports {
 		if m, ok := strings.CutPrefix(r.Change, "+ "); ok {
@@ -54,63 +57,10 @@ func checkGroup(in Input) (listing, watcher []Finding) {
 			}
 		}
 	}
-	return firstOfRuns(listing), firstOfRuns(watcher)
-}
-
-// quiet reports whether nothing changed in the bound before t: no fault
-// held, no member started or ended.
-func quiet(in Input, t time.Time, bound time.Duration) bool {
-	from := t.Add(-bound)
-	for _, f := range in.Faults {
-		if !f.Start.After(t) && f.End.After(from) {
-			return false
-		}
-	}
-	for name, lives := range in.Group.Lives {
-		if name == watcherName {
-			continue
-		}
-		for _, l := range lives {
-			if within(l.From, from, t) || (!l.To.IsZero() && within(l.To, from, t)) {
-				return false
-			}
-		}
-	}
-	return !t.Before(in.Start.Add(bound))
-}
-
-func within(x, from, to time.Time) bool { return x.After(from) && !x.After(to) }
-
-// liveAt lists the members whose process ran at t, sorted.
-func liveAt(lives map[string][]span, t time.Time) []string {
-	var out []string
-	for name, ls := range lives {
-		if name != watcherName && slices.ContainsFunc(ls, func(l span) bool { return covers(l, t) }) {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return firstOfEach(listing), firstOfEach(watcher)
 }
 
 func covers(l span, t time.Time) bool { return !l.From.After(t) && (l.To.IsZero() || l.To.After(t)) }
-
-// watcherAt returns the watcher's last report at or before t, if its
-// process had been running for the bound by then.
-func watcherAt(g *GroupInput, t time.Time, bound time.Duration) (reading, bool) {
-	if !slices.ContainsFunc(g.Lives[watcherName], func(l span) bool { return covers(l, t.Add(-bound)) && covers(l, t) }) {
-		return reading{}, false
-	}
-	var last reading
-	found := false
-	for _, r := range g.Reports {
-		if r.At.After(t) {
-			break
-		}
-		last, found = r, true
-	}
-	return last, found
-}
 
 // goneFor reports whether a member whose lives are ls had ended more than
 // the bound before t, counted from the later of its end and the end of any
@@ -137,24 +87,19 @@ func goneFor(in Input, ls []span, t time.Time, bound time.Duration) (ended time.
 	return last.To, t.After(from.Add(bound))
 }
 
-// firstOfRuns keeps the first of each run of findings with the same detail
-// in a row: one broken state, read every 200 ms, is one finding.
-func firstOfRuns(fs []Finding) []Finding {
+// firstOfEach keeps the first finding of each detail: one broken state,
+// read every 200 ms, is one finding. Each detail names the member and the
+// moment its state began, so two states never share one.
+func firstOfEach(fs []Finding) []Finding {
 	var out []Finding
-	for i, f := range fs {
-		if i > 0 && fs[i-1].Detail == f.Detail {
-			continue
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if !seen[f.Detail] {
+			seen[f.Detail] = true
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
-}
-
-func names(ms []string) string {
-	if len(ms) == 0 {
-		return "nobody"
-	}
-	return strings.Join(ms, " ")
 }
 
 func clockOf(t time.Time) string { return t.UTC().Format(clock) }

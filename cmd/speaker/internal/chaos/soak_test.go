@@ -45,21 +45,26 @@ func buildCommands(tags string) (string, error) {
 	if tags != "" {
 		args = append(args, "-tags", tags)
 	}
-	cmds := []string{"zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup", "zkspeaker/cmd/zkconfig"}
+	// And the test program that stands in for zkgroup in one test: built
+	// here, before any soak loads the machine.
+	cmds := []string{"zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup", "zkspeaker/cmd/zkconfig",
+		"./testdata/forgetfulmember"}
 	if out, err := exec.Command("go", append(args, cmds...)...).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return filepath.Join(dir, "speaker"), nil
 }
 
-// runSoak runs cfg and returns its report and summary; the ensemble needs
-// ZooKeeper installed (make deps).
+// runSoak runs cfg, in cfg.Dir or a folder of the test's own, and returns
+// its report and summary; the ensemble needs ZooKeeper installed (make deps).
 func runSoak(t *testing.T, cfg Config) (Report, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: the soak runs real ZooKeeper servers and speakers")
 	}
-	cfg.Dir = filepath.Join(t.TempDir(), "soak")
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(t.TempDir(), "soak")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Duration+3*time.Minute)
 	defer cancel()
 	rep, err := Run(ctx, cfg)

@@ -18,11 +18,11 @@ import (
 // and zklock exits 0.
 func TestABlipFreezesCMDAndTheReconnectThawsIt(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	file := filepath.Join(t.TempDir(), "held.txt")
 	// About 3 s of ticks, 40 ms apart, that no SIGTERM stops.
-	p := zktest.Run(t, zklockBin(t), "--servers", proxy.Addr(), "--session-timeout", "4s", "--", "/bin/sh", "-c",
+	p := zktest.Run(t, zklockBin(t), "--servers", proxy.Addr(), "--session-timeout", "4s", "--path", zktest.Path(t), "--", "/bin/sh", "-c",
 		fmt.Sprintf(`trap "" TERM; i=0; while [ $i -lt 75 ]; do echo "tick $ZKLOCK_EPOCH $(date +%%s%%N)" >> %s; sleep 0.04; i=$((i+1)); done`, file))
 	waitForLine(t, file, "tick")
 	proxy.Reset()
@@ -51,7 +51,7 @@ func TestABlipFreezesCMDAndTheReconnectThawsIt(t *testing.T) {
 // answering, never that zklock was frozen.
 func TestAtLeastOnesKillSaysTheServersStoppedAnswering(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	file := filepath.Join(t.TempDir(), "held.txt")
 	p := run(t, proxy.Addr(), append([]string{"--policy", "at-least-one"}, holds(file, 10000)...)...)

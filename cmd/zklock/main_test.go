@@ -2,40 +2,26 @@ package main
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
-	"zkspeaker/internal/testkit/leakcheck"
+	"zkspeaker/internal/testkit/zktest"
 )
-
-// TestMain fails the package when its tests leave a goroutine running.
-func TestMain(m *testing.M) { os.Exit(leakcheck.Main(m)) }
 
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
+	// servers is the standalone server TestMain starts (none under -short).
+	servers []string
+	// bin is the zklock binary TestMain builds.
+	bin string
 )
 
-// zklockBin builds this command once per test binary.
+// TestMain builds zklock once, starts one real server that the tests
+// share, each on a lock path of its own (their faults are on processes
+// and proxies, never on the server), and fails the package when its tests
+// leave a goroutine running.
+func TestMain(m *testing.M) { os.Exit(zktest.MainCommand(m, &servers, &bin)) }
+
+// zklockBin is the zklock that TestMain built.
 func zklockBin(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "zklock-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "zklock")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build zklock: %v", buildErr)
-	}
-	return binPath
+	return bin
 }

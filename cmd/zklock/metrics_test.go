@@ -18,7 +18,7 @@ import (
 // --metrics is bad input; an address in use, one line and status 1.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	holder := run(t, cluster.ConnString(), "--path", "/metrics-lock", "--name", "first", "--metrics", "127.0.0.1:0", "--", "sleep", "30")
 	url := metricstest.URL(t, holder)
 	electiontest.Eventually(t, 10*time.Second, "the first holds the lock", func() bool {
@@ -51,7 +51,7 @@ func TestMetrics(t *testing.T) {
 // up until zklock exits.
 func TestMetricsStayUpDuringTheGrace(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	ready := filepath.Join(t.TempDir(), "ready")
 	holder := run(t, cluster.ConnString(), "--path", "/metrics-grace", "--name", "slow", "--metrics", "127.0.0.1:0", "--grace", "2s",
 		"--", "sh", "-c", "trap '' TERM; touch "+ready+"; sleep 30")

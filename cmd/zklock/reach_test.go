@@ -27,8 +27,8 @@ func TestNoZooKeeperIsSaidWhileWaiting(t *testing.T) {
 // timeout it asked for: the watchdog's deadline counts from the granted one.
 func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
-	p := zktest.Run(t, zklockBin(t), "--servers", cluster.ConnString(), "--session-timeout", "100ms", "--", "true")
+	cluster := zktest.Shared(t)
+	p := zktest.Run(t, zklockBin(t), "--servers", cluster.ConnString(), "--session-timeout", "100ms", "--path", zktest.Path(t), "--", "true")
 	if code := wait(t, p, 15*time.Second); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, p.Stderr())
 	}

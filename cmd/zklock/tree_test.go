@@ -86,9 +86,9 @@ func queueSecond(t *testing.T, servers, file string) *zktest.Process {
 // returns the first holder, the file both write, and when sig was sent.
 func signalTheHoldersJob(t *testing.T, sig syscall.Signal) (*zktest.Process, string, time.Time) {
 	t.Helper()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
-	first := zktest.RunJob(t, zklockBin(t), append([]string{"--servers", cluster.ConnString(), "--session-timeout", session.String()}, family(file, 1500, 1500)...)...)
+	first := zktest.RunJob(t, zklockBin(t), append([]string{"--servers", cluster.ConnString(), "--session-timeout", session.String(), "--path", zktest.Path(t)}, family(file, 1500, 1500)...)...)
 	waitForLine(t, file, "ss")
 	second := queueSecond(t, cluster.ConnString(), file)
 	sent := time.Now()
@@ -137,7 +137,7 @@ func TestKillingZklocksGroupLeavesNoCMDRunning(t *testing.T) {
 // it still holds the lock.
 func TestTheLockIsHeldUntilCMDsLastProcessEnds(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	first := run(t, cluster.ConnString(), family(file, 40, 0)...)
 	waitForLine(t, file, "ss")
@@ -159,9 +159,9 @@ func TestTheLockIsHeldUntilCMDsLastProcessEnds(t *testing.T) {
 // zklock was stopped, then goes on under the lock to its end.
 func TestFgInTimeThawsCMDsTree(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
-	p := zktest.RunJob(t, zklockBin(t), append([]string{"--servers", cluster.ConnString(), "--session-timeout", session.String()}, family(file, 50, 50)...)...)
+	p := zktest.RunJob(t, zklockBin(t), append([]string{"--servers", cluster.ConnString(), "--session-timeout", session.String(), "--path", zktest.Path(t)}, family(file, 50, 50)...)...)
 	waitForLine(t, file, "ss")
 	stopped := time.Now()
 	p.SignalGroup(syscall.SIGTSTP)

@@ -17,10 +17,11 @@ import (
 
 const session = 2 * time.Second
 
-// run starts zklock against servers with args and returns the process.
+// run starts zklock against servers with args and returns the process. Its
+// lock is the test's own path, unless args give another --path.
 func run(t *testing.T, servers string, args ...string) *zktest.Process {
 	t.Helper()
-	return zktest.Run(t, zklockBin(t), append([]string{"--servers", servers, "--session-timeout", session.String()}, args...)...)
+	return zktest.Run(t, zklockBin(t), append([]string{"--servers", servers, "--session-timeout", session.String(), "--path", zktest.Path(t)}, args...)...)
 }
 
 func wait(t *testing.T, p *zktest.Process, limit time.Duration) int {
@@ -74,7 +75,7 @@ func readRecords(t *testing.T, file string) []record {
 // runs alone, start to end, and the epochs only grow.
 func TestHoldersNeverOverlap(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	const workers, each = 5, 40
 	var wg sync.WaitGroup
@@ -116,15 +117,16 @@ func TestHoldersNeverOverlap(t *testing.T) {
 // CMD's status is zklock's, and CMD sees the lock's epoch.
 func TestExitStatusAndEpoch(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	p := run(t, cluster.ConnString(), "--", "/bin/sh", "-c", `echo "epoch=$ZKLOCK_EPOCH path=$ZKLOCK_PATH"; exit 7`)
 	if code := wait(t, p, 30*time.Second); code != 7 {
 		t.Fatalf("exit %d, want CMD's 7; stderr:\n%s", code, p.Stderr())
 	}
 	out := strings.TrimSpace(p.Stdout())
-	epoch, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(out, "epoch="), " path=/lock"), 10, 64)
-	if err != nil || epoch <= 0 || !strings.HasSuffix(out, " path=/lock") {
-		t.Fatalf("CMD printed %q, want a positive epoch and path=/lock", out)
+	path := " path=" + zktest.Path(t)
+	epoch, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(out, "epoch="), path), 10, 64)
+	if err != nil || epoch <= 0 || !strings.HasSuffix(out, path) {
+		t.Fatalf("CMD printed %q, want a positive epoch and%s", out, path)
 	}
 }
 
@@ -132,7 +134,7 @@ func TestExitStatusAndEpoch(t *testing.T) {
 // saying to give --auth, and its CMD never runs.
 func TestWrongAuthExitsWithOneLine(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	owner := run(t, cluster.ConnString(), "--auth", "ops:s3cret", "--", "/bin/sh", "-c", "echo held; sleep 30")
 	defer owner.Term()
@@ -163,7 +165,7 @@ func TestWrongAuthExitsWithOneLine(t *testing.T) {
 // stopped by the watchdog the moment zklock died.
 func TestKilledHolderHandsOver(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	first := run(t, cluster.ConnString(), holds(file, 10000)...)
 	waitForLine(t, file, "tick")
@@ -201,7 +203,7 @@ func TestKilledHolderHandsOver(t *testing.T) {
 // the next holder's CMD has started.
 func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	file := filepath.Join(t.TempDir(), "held.txt")
 	first := run(t, cluster.ConnString(), holds(file, 10000)...)
 	waitForLine(t, file, "tick")
@@ -254,9 +256,9 @@ func TestFrozenHoldersCMDStopsBeforeTheNextStarts(t *testing.T) {
 // second one behind it, which would then wait for ever for the first.
 func TestLostCreateReplyLeavesOneContender(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
-	proxy.ResetAfterCreate("/lock/")
+	proxy.ResetAfterCreate(zktest.Path(t) + "/")
 	file := filepath.Join(t.TempDir(), "held.txt")
 	p := run(t, proxy.Addr(), holds(file, 25)...)
 	select {
@@ -268,14 +270,14 @@ func TestLostCreateReplyLeavesOneContender(t *testing.T) {
 	rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	children, err := rz.Children(ctx, "/lock")
+	children, err := rz.Children(ctx, zktest.Path(t))
 	if err != nil || len(children) != 1 {
 		t.Fatalf("contenders while holding: %v, %v; want exactly one", children, err)
 	}
 	if code := wait(t, p, 30*time.Second); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.Stderr())
 	}
-	if children, err := rz.Children(ctx, "/lock"); err != nil || len(children) != 0 {
+	if children, err := rz.Children(ctx, zktest.Path(t)); err != nil || len(children) != 0 {
 		t.Fatalf("contenders after the release: %v, %v; want none", children, err)
 	}
 }
@@ -283,7 +285,7 @@ func TestLostCreateReplyLeavesOneContender(t *testing.T) {
 // Bad input: one line naming the problem, exit 2, nothing created.
 func TestBadInput(t *testing.T) {
 	t.Parallel()
-	cluster := zktest.Start(t, 1)
+	cluster := zktest.Shared(t)
 	for _, tc := range []struct {
 		want string
 		args []string
@@ -311,8 +313,8 @@ func TestBadInput(t *testing.T) {
 	rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if ok, _, err := rz.Exists(ctx, "/lock"); err != nil || ok {
-		t.Fatalf("bad input created /lock (%v, %v)", ok, err)
+	if ok, _, err := rz.Exists(ctx, zktest.Path(t)); err != nil || ok {
+		t.Fatalf("bad input created %s (%v, %v)", zktest.Path(t), ok, err)
 	}
 }
 

@@ -61,6 +61,8 @@ func (sv *supervisor) stop(why string) {
 	sv.why, sv.renewing = why, false
 	if !sv.frozenAt.IsZero() || !sv.pausedAt.IsZero() {
 		_ = sendOrder(sv.w, orderKill)
+	} else {
+		_ = sendOrder(sv.w, orderStop)
 	}
 	sv.w.Close()
 }

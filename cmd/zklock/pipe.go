@@ -26,7 +26,12 @@ const (
 	orderThaw   = 2 // SIGCONT the tree: the lock is proved ours again
 	orderKill   = 3 // SIGKILL the tree now: the lock is lost while it is frozen
 	orderPause  = 4 // SIGSTOP the tree: zklock stops itself (Ctrl-Z)
+	orderStop   = 5 // end the tree: zklock is asked to, or the lock is lost
 )
+
+// The pipe's end without orderStop or orderKill first means that zklock
+// died (SIGKILL, a crash): the watchdog ends the tree all the same, and
+// says so, since zklock no longer can.
 
 // monotonic is now on CLOCK_MONOTONIC, as a duration since the machine's
 // boot; Go's time.Time keeps such a reading but does not show it.

@@ -123,11 +123,19 @@ func TestCtrlZFreezesCMDsWholeTree(t *testing.T) {
 // Killing zklock's whole process group, as `timeout -s KILL` or
 // `kill -- -PGID` do, kills zklock but not the watchdog, which is outside
 // that group: it stops CMD's whole tree, SIGKILL for those that ignore
-// SIGTERM, before the session can expire.
+// SIGTERM, before the session can expire, and says so.
 func TestKillingZklocksGroupLeavesNoCMDRunning(t *testing.T) {
 	t.Parallel()
-	_, file, killed := signalTheHoldersJob(t, syscall.SIGKILL)
+	first, file, killed := signalTheHoldersJob(t, syscall.SIGKILL)
 	lastOfFirstHolder(t, file, killed)
+	// zklock is dead and says nothing; the watchdog, which saw it go and
+	// ended the tree, says so.
+	errOut := first.Stderr()
+	gone := strings.Index(errOut, "zklock: watchdog: zklock is gone")
+	killedLeft := strings.Index(errOut, "zklock: watchdog: killed (SIGKILL) what was left of CMD's tree")
+	if gone < 0 || killedLeft < gone {
+		t.Errorf("the watchdog does not say, in order, that zklock was gone and that it killed what ignored SIGTERM:\n%s", errOut)
+	}
 }
 
 // CMD exits at once and leaves two writers running, one of them in a

@@ -41,9 +41,11 @@ type watchdog struct {
 	heard    time.Duration // when zklock last sent a deadline
 	moved    time.Duration // when the deadline last moved on
 	timer    *time.Timer
+	killIn   time.Duration // from stop to SIGKILL
 	frozen   int64 // orderFreeze or orderPause while the tree is stopped, else 0
 	stopping bool
-	status   int // CMD's, once it ended
+	told     bool // zklock asked for the end: it is not gone
+	status   int  // CMD's, once it ended
 }
 
 // runWatchdog runs CMD (os.Args[1:]) and exits, once CMD's whole tree has
@@ -89,9 +91,9 @@ func (wd *watchdog) loop(messages <-chan int64, ended <-chan reaped, terms <-cha
 			}
 			wd.ended(r)
 		case m, ok := <-messages:
-			if !ok { // zklock asks us to stop CMD, or is gone
+			if !ok {
 				messages = nil
-				wd.stop()
+				wd.gone()
 				continue
 			}
 			wd.message(m)
@@ -129,7 +131,11 @@ func (wd *watchdog) message(m int64) {
 		wd.frozen = 0
 		signalTree(syscall.SIGCONT)
 	case orderKill:
+		wd.told = true
 		wd.kill()
+	case orderStop:
+		wd.told = true
+		wd.stop()
 	default:
 		now := wd.clock.monotonic()
 		// The same deadline sent again reads a few nanoseconds apart.
@@ -140,6 +146,18 @@ func (wd *watchdog) message(m int64) {
 		wd.heard = now
 		resetTimer(wd.timer, wd.clock.timeLeft(wd.deadline))
 	}
+}
+
+// gone acts on the pipe's end: after orderStop or orderKill there is
+// nothing more to do; without either, zklock died, and the tree is ended
+// as if it had asked.
+func (wd *watchdog) gone() {
+	if wd.told || wd.stopping {
+		return
+	}
+	wd.stop()
+	fmt.Fprintf(os.Stderr, "zklock: watchdog: zklock is gone (killed?) at %s: CMD and every process it started asked to stop (SIGTERM), SIGKILL for what is left at %s\n",
+		clockTime(wd.clock.wall()), clockTime(wd.clock.wall().Add(wd.killIn)))
 }
 
 // stop asks the tree to end: SIGTERM now (and SIGCONT, for a frozen tree
@@ -155,11 +173,11 @@ func (wd *watchdog) stop() {
 		wd.kill() // it must not act again: no thaw, no grace
 		return
 	}
-	left := wd.grace
+	wd.killIn = wd.grace
 	if wd.deadline != 0 {
-		left = min(left, wd.clock.timeLeft(wd.deadline))
+		wd.killIn = min(wd.killIn, wd.clock.timeLeft(wd.deadline))
 	}
-	resetTimer(wd.timer, left)
+	resetTimer(wd.timer, wd.killIn)
 }
 
 // kill ends the tree at once.
@@ -178,6 +196,10 @@ func (wd *watchdog) expired() {
 		fmt.Fprintf(os.Stderr, "zklock: watchdog: killed CMD and every process it started at %s, before the session can expire and another holder start: %s\n",
 			clockTime(wd.clock.wall()), wd.whyKilled())
 		return
+	}
+	if left := descendants(os.Getpid()); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "zklock: watchdog: killed (SIGKILL) what was left of CMD's tree at %s, past the grace or the deadline: %s\n",
+			clockTime(wd.clock.wall()), describe(left))
 	}
 	wd.kill()
 }

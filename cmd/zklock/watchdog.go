@@ -42,7 +42,7 @@ type watchdog struct {
 	moved    time.Duration // when the deadline last moved on
 	timer    *time.Timer
 	killIn   time.Duration // from stop to SIGKILL
-	frozen   int64 // orderFreeze or orderPause while the tree is stopped, else 0
+	frozen   int64         // orderFreeze or orderPause while the tree is stopped, else 0
 	stopping bool
 	told     bool // zklock asked for the end: it is not gone
 	status   int  // CMD's, once it ended

@@ -110,6 +110,8 @@ func (ls *loopState) resign(ctx context.Context, r resignation) next {
 	// act's watch with it.
 	ls.wake, ls.first = nil, firstAct{}
 	err := c.leaveOnPurpose(ctx)
+	// Each outcome is logged before the caller hears of it: what the caller
+	// reads next is already said.
 	switch {
 	case ctx.Err() != nil, errors.Is(err, recoverable.ErrClosed):
 		// Closed meanwhile: the loop ends, and leaves on its way out.
@@ -117,19 +119,19 @@ func (ls *loopState) resign(ctx context.Context, r resignation) next {
 		return next{}
 	case err == nil:
 		c.setWhy(StateInactive, "", "resigned")
-		r.done <- nil
 		c.log.Info("resigned: stopped speaking and left the line", "rejoin_after", r.rejoin)
+		r.done <- nil
 		return ls.standAgainAfter(r.rejoin)
 	case unanswered(err):
 		// The znode may be gone and a successor lead: stay silent, and
 		// keep the pause before standing again, as after a resignation.
-		r.done <- fmt.Errorf("%w: %w", ErrResignUnknown, err)
 		c.log.Warn("resigning: ZooKeeper did not answer, so we cannot tell whether our znode was deleted; silent, standing again after the pause",
 			"error", err, "rejoin_after", r.rejoin)
+		r.done <- fmt.Errorf("%w: %w", ErrResignUnknown, err)
 		return ls.standAgainAfter(r.rejoin)
 	default:
-		r.done <- fmt.Errorf("%w: %w", ErrStillLeading, err)
 		c.log.Warn("could not resign: ZooKeeper refused the delete, and our znode is still there; standing as before", "error", err)
+		r.done <- fmt.Errorf("%w: %w", ErrStillLeading, err)
 		return next{check: true}
 	}
 }

@@ -11,7 +11,12 @@
 #   peer     B + 1000 + i - 1
 #   election B + 2000 + i - 1
 # so two ensembles never collide when their base ports are at least N apart
-# (and not 1000 or 2000 apart); N is at most 9.
+# (and not 1000 or 2000 apart); N is at most 9. start warns when a port of
+# the layout lies in the kernel's ephemeral range (32768-60999 on Linux):
+# an outgoing connection may take it while its server is down.
+# ZK_BASE_PORT is for these scripts only: speaker bench, speaker chaos and
+# seqid bench start servers of their own on free ports they choose, below
+# that range, and ignore it.
 #
 # Environment: ZK_BASE_PORT (2181), ENSEMBLE_DIR (out/ensemble under the
 # repository), ZK_TICK_MS (2000), ZK_START_TIMEOUT seconds (30),
@@ -201,6 +206,44 @@ write_config() {
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# ephemeral_range prints "LOW HIGH", the ports the kernel hands to outgoing
+# connections (Linux's net.ipv4.ip_local_port_range, macOS's
+# net.inet.ip.portrange), or nothing when it cannot tell.
+ephemeral_range() {
+	local lo hi
+	if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+		read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
+	else
+		lo=$(sysctl -n net.inet.ip.portrange.first 2>/dev/null) || return 0
+		hi=$(sysctl -n net.inet.ip.portrange.last 2>/dev/null) || return 0
+	fi
+	echo "$lo $hi"
+}
+
+# warn_ephemeral warns once when a port of $1 servers' layout lies in the
+# kernel's ephemeral range. Such a port works, until an outgoing connection
+# (a browser's, a test's, one of ZooKeeper's own) happens to take it while
+# the server is down: then the server cannot start again. internal/ensemble
+# keeps the bench's and the tests' ports below the range for this reason.
+warn_ephemeral() {
+	local n=$1 lo hi i kind p top
+	read -r lo hi <<<"$(ephemeral_range)" || true
+	[ -n "${lo:-}" ] || return 0
+	for ((i = 1; i <= n; i++)); do
+		for kind in client peer election; do
+			if [ "$n" -eq 1 ] && [ "$kind" != client ]; then continue; fi
+			p=$("${kind}_port" "$i")
+			if ((p >= lo && p <= hi)); then
+				# The highest port of the layout is B + 2000 + n - 1 (B + 0 alone).
+				top=$((lo - n))
+				if [ "$n" -gt 1 ]; then top=$((top - 2000)); fi
+				echo "ensemble.sh: warning: port $p (server $i's $kind port) is in the kernel's ephemeral range $lo-$hi, from which outgoing connections take their local ports: one may take it while the server is down, and the server then cannot start again. A ZK_BASE_PORT from 1024 to $top stays clear of it (the default 2181 does)" >&2
+				return 0
+			fi
+		done
+	done
+}
+
 # launch starts server $1 in the background, detached from this shell.
 launch() {
 	local d pid
@@ -336,6 +379,7 @@ start)
 		read -r i pid <<<"$live"
 		die "server $i of the ensemble in $DIR is running (pid $pid); run: ensemble.sh stop"
 	fi
+	warn_ephemeral "$n"
 	# Check every port first: better to refuse than to leave half an
 	# ensemble running. (The election ports of a single server are unused.)
 	for ((i = 1; i <= n; i++)); do

@@ -56,8 +56,8 @@ func TestChurnedNamesLeaveNoWatchBehind(t *testing.T) {
 	for _, k := range kins {
 		k.set(t, hub, within, "stay", 1)
 	}
-	if got := awaitWatches(t, server, within, func(c watchCount) bool { return c.total == want }); got.total != want {
-		t.Fatalf("before any churn the server holds %d watches, want %d: one on each key, one on the missing election", got.total, want)
+	if got := zktest.AwaitWatches(t, server, within, func(c zktest.WatchCount) bool { return c.Total == want }); got.Total != want {
+		t.Fatalf("before any churn the server holds %d watches, want %d: one on each key, one on the missing election", got.Total, want)
 	}
 	for i := range churned {
 		for _, k := range kins {
@@ -71,15 +71,15 @@ func TestChurnedNamesLeaveNoWatchBehind(t *testing.T) {
 		k.flip(t, hub, within, "flip")   // one made and removed 20 times in a row
 	}
 	want = missingParents + 3*len(kins)
-	got := awaitWatches(t, server, within, func(c watchCount) bool { return c.total == want })
-	t.Logf("after the churn the server holds %d watches", got.total)
-	if got.total != want {
-		left := leftBehind(t, server, func(p string) bool {
+	got := zktest.AwaitWatches(t, server, within, func(c zktest.WatchCount) bool { return c.Total == want })
+	t.Logf("after the churn the server holds %d watches", got.Total)
+	if got.Total != want {
+		left := zktest.WatchesLeftBehind(t, server, func(p string) bool {
 			ok, _, err := admin.Exists(context.Background(), p)
 			return ok || err != nil || p == persist // the election's watch is for its creation
 		})
 		t.Errorf("after %d names came and went in each of %d families, the server holds %d watches, want %d (%d before the churn, and one on each name made anew); %d on names that do not exist: %v",
-			churned, len(kins), got.total, want, missingParents+len(kins), len(left), left)
+			churned, len(kins), got.Total, want, missingParents+len(kins), len(left), left)
 	}
 	reconnect(t, proxy, server, within, want)
 }
@@ -90,15 +90,15 @@ func TestChurnedNamesLeaveNoWatchBehind(t *testing.T) {
 func reconnect(t *testing.T, proxy *zktest.Proxy, server string, within time.Duration, want int) {
 	t.Helper()
 	proxy.Reset()
-	if got := awaitWatches(t, server, within, func(c watchCount) bool { return c.total == 0 }); got.total != 0 {
-		t.Fatalf("the server kept %d watches of a connection that was reset", got.total)
+	if got := zktest.AwaitWatches(t, server, within, func(c zktest.WatchCount) bool { return c.Total == 0 }); got.Total != 0 {
+		t.Fatalf("the server kept %d watches of a connection that was reset", got.Total)
 	}
 	proxy.Restore()
-	got := awaitWatches(t, server, within, func(c watchCount) bool { return c.total >= want })
-	if got.total != want {
-		t.Errorf("after a reconnect zkview set %d watches again, want the %d it held before", got.total, want)
+	got := zktest.AwaitWatches(t, server, within, func(c zktest.WatchCount) bool { return c.Total >= want })
+	if got.Total != want {
+		t.Errorf("after a reconnect zkview set %d watches again, want the %d it held before", got.Total, want)
 	} else {
-		t.Logf("after a reconnect zkview set %d watches again", got.total)
+		t.Logf("after a reconnect zkview set %d watches again", got.Total)
 	}
 }
 

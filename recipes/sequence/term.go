@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path"
 	"sync"
 	"time"
 
@@ -68,6 +67,9 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 			// No root (ZooKeeper lost its data, and nobody restored yet):
 			// wait for it to be made.
 			t.p.log.Info("no sequences yet: waiting for their root to be made (seqid create, or seqid restore after a loss)", "root", t.p.o.root)
+			// This exists watch may stay on the server until the root
+			// is made: one watch on one path, however many sequences
+			// come and go.
 			var ok bool
 			if ok, _, wake, err = t.p.rz.ExistsW(ctx, t.p.o.root); ok {
 				continue
@@ -87,91 +89,6 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 		}
 	}
 	t.p.log.Info("no longer the persistence leader: stopped maintaining")
-}
-
-// reconcile starts a maintainer for each new sequence and stops those of
-// sequences that are gone.
-func (t *term) reconcile(ctx context.Context, names []string) {
-	seen := make(map[string]bool, len(names))
-	for _, name := range names {
-		seen[name] = true
-		if _, ok := t.maintainers[name]; ok || ValidateName(name) != nil {
-			continue
-		}
-		mctx, cancel := context.WithCancel(ctx)
-		t.maintainers[name] = cancel
-		t.p.log.Info("maintaining a sequence", "sequence", name)
-		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			t.maintain(mctx, name)
-		}()
-	}
-	for name, cancel := range t.maintainers {
-		if !seen[name] {
-			cancel()
-			delete(t.maintainers, name)
-			t.p.log.Info("a sequence was deleted; no longer maintaining it (its reservation stays in the store)", "sequence", name)
-		}
-	}
-}
-
-// maintain keeps one sequence's limit a block or more above its next ID.
-// It reads with a watch, so every allocation wakes it; watches carry no
-// data and can coalesce, which is why it compares next with the limit
-// rather than waiting to see an exact multiple, as the article does.
-func (t *term) maintain(ctx context.Context, name string) {
-	p := path.Join(t.p.o.root, name)
-	for ctx.Err() == nil {
-		data, stat, wake, err := t.p.rz.GetW(ctx, p)
-		gone := errors.Is(err, zk.ErrNoNode)
-		if gone {
-			// Deleted. The children watch stops us if it stays so; if it
-			// is made anew first, this watch wakes us for it.
-			var ok bool
-			if ok, _, wake, err = t.p.rz.ExistsW(ctx, p); ok {
-				continue
-			}
-		}
-		var retry <-chan time.Time
-		switch {
-		case err != nil:
-			retry = after(ctx, err, "could not read the sequence", t, name)
-		case gone:
-		default:
-			st, derr := decodeState(data)
-			if derr != nil {
-				t.p.log.Error("the sequence's znode holds something else; leaving it alone", "sequence", name, "error", derr)
-				break
-			}
-			step := t.raise
-			if stat.Version >= rolloverAt {
-				step = t.rollover
-			} else if st.Limit-st.Next >= t.p.o.block {
-				break // enough room: wait for the next change
-			}
-			if err := step(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
-				t.cancel() // the whole term ends: the election will tell us soon
-				return
-			} else if errors.Is(err, zk.ErrNoAuth) {
-				// The sequences were made with other credentials, or their
-				// ACL was changed under us: while we lead, no backup can
-				// raise a limit either. Tell our owner (Failed), who should
-				// close us so that a backup takes over; until then, try
-				// again, in case the ACL is put back.
-				// fail logs it once; the tries after it are quiet.
-				t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
-				retry = time.After(retryAfter)
-			} else if err != nil {
-				retry = after(ctx, err, "could not maintain the sequence", t, name)
-			}
-		}
-		select {
-		case <-wake:
-		case <-retry:
-		case <-ctx.Done():
-		}
-	}
 }
 
 // raise stores a reservation two blocks above next, and only then raises

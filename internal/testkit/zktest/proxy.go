@@ -12,9 +12,10 @@ type Proxy = faultproxy.Proxy
 
 // ZooKeeper's request opcodes that the tests trap on (Proxy.NotifyReply).
 const (
-	OpExists = faultproxy.OpExists
-	OpMulti  = faultproxy.OpMulti
-	OpSync   = faultproxy.OpSync
+	OpExists  = faultproxy.OpExists
+	OpGetData = faultproxy.OpGetData
+	OpMulti   = faultproxy.OpMulti
+	OpSync    = faultproxy.OpSync
 )
 
 // NewProxy listens on a free loopback port and forwards to target until the

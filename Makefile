@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux screenshots chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
+.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux clean-demo screenshots chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
@@ -48,6 +48,10 @@ demo: deps build
 ## demo-tmux: the same ensemble and speakers in tmux panes, to kill by hand
 demo-tmux: deps tmux build
 	bash ensemble-scripts/demo-tmux.sh
+
+## clean-demo: stop and delete the ensemble in out/ensemble and everything in out/ (out.txt, logs): the clean start of each section of the course
+clean-demo:
+	@bash ensemble-scripts/clean-demo.sh
 
 ## screenshots: run the demo and save zkview's page at three moments in docs/img (needs chromium)
 screenshots: deps build

@@ -3,7 +3,8 @@
 # tmux window. A 3-server ensemble runs in the background; the window has a
 # pane per speaker, a pane tailing out/out.txt and a pane running
 # `speaker status --watch`, and zkview serves a live page of it all, whose
-# address the script prints. Kill speakers by hand (Ctrl-C in a pane), start
+# address the script prints and shows on zkview's pane title and the status
+# line. It starts clean: a new ensemble and an empty out/out.txt. Kill speakers by hand (Ctrl-C in a pane), start
 # them again (Up, Enter), and watch the others take over.
 # Detaching (Ctrl-b d) or closing the window ends the demo: the speakers
 # get SIGTERM (they leave the election), then the panes close and every
@@ -62,6 +63,18 @@ if tmux has-session -t "$SESSION_NAME" 2>/dev/null; then
 	exit 1
 fi
 
+# Start clean, as make demo does: lines left in $OUT by an earlier run would
+# draw a "gap" between the runs that looks like a slow failover, and an
+# ensemble started on an earlier run's data numbers its znodes and epochs on
+# from there, unlike the course. Refuse while a server of it runs.
+live=$("$here/ensemble.sh" pids) || { echo "demo-tmux.sh: cannot tell whether an ensemble runs" >&2; exit 1; }
+if [ -n "$live" ]; then
+	echo "demo-tmux.sh: an ensemble is already running; stop it and start clean: make clean-demo (or ensemble-scripts/ensemble.sh clean)" >&2
+	exit 1
+fi
+wiped=$("$here/ensemble.sh" clean)
+rm -f "$OUT"
+echo "starting clean: ${wiped#removed } and $OUT removed"
 servers=$("$here/ensemble.sh" start 3 | tail -n 1)
 mkdir -p "$(dirname "$OUT")"
 touch "$OUT"
@@ -92,7 +105,9 @@ for i in 1 2 3; do
 	tmux select-layout -t "$SESSION_NAME" tiled >/dev/null
 done
 
-# zkview prints its address first thing (port 0 resolved): say it here.
+# zkview prints its address first thing (port 0 resolved). Say it here, and
+# inside the window, which hides this terminal until the demo ends: in
+# zkview's pane title and on the status line.
 url=""
 for ((k = 0; k < 100; k++)); do
 	url=$(tmux capture-pane -p -t "$view_pane" | grep -o -m 1 'http://[0-9.:]*/' || true)
@@ -101,6 +116,9 @@ for ((k = 0; k < 100; k++)); do
 done
 if [ -n "$url" ]; then
 	echo "Watch it live in a browser: $url (zkview)"
+	tmux select-pane -t "$view_pane" -T "zkview $url"
+	tmux set-option -t "$SESSION_NAME" status-right-length 60 >/dev/null
+	tmux set-option -t "$SESSION_NAME" status-right " zkview: $url " >/dev/null
 else
 	echo "demo-tmux.sh: zkview printed no address; see its pane" >&2
 fi

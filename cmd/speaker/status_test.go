@@ -136,6 +136,10 @@ func TestStatus(t *testing.T) {
 
 	t.Run("single-file", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.txt")
+		// A reader in another terminal watches /speaker too, as a waiting
+		// candidate does: it is no candidate, and must not be listed as one.
+		reader := zktest.RunSpeaker(t, "status", "--watch", "--servers", servers, "--election", "single-file")
+		electiontest.Eventually(t, 10*time.Second, "the reader prints", func() bool { return strings.Contains(reader.Stdout(), "election /speaker") })
 		speakers(t, servers, out, "single-file", 200*time.Millisecond, "a", "b", "c")
 		writer := electiontest.WaitTerms(t, out, 10*time.Second, "someone speaks", func(ts []electiontest.Term) bool { return len(ts) > 0 })[0].Name
 		got := status(t, "--servers", servers, "--election", "single-file")

@@ -31,6 +31,9 @@ func TestPageFollowsTheRecipes(t *testing.T) {
 
 	// The single-file election: one holds the znode, the other waits for
 	// it to go (the servers' watch lists name it); then the holder leaves.
+	// A reader that watches the znode too, as `speaker status --watch`
+	// does, is no candidate and is not shown as one.
+	zktest.Run(t, tool("speaker"), "status", "--watch", "--servers", s, "--election", "single-file", "--path", "/view-speaker")
 	out := t.TempDir() + "/out.txt"
 	single := map[string]*zktest.Process{}
 	for i, name := range []string{"solo-1", "solo-2"} {

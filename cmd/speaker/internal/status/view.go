@@ -93,7 +93,9 @@ func watching(v nodemonitor.View, i int, s fourletter.Sightings) string {
 
 // WriteSingleFile prints a single-file election: the holder, and the
 // candidates waiting for its znode to go, by the name each one leaves in
-// the servers' watch lists (znodemonitor.NameTag), or by session.
+// the servers' watch lists (znodemonitor.NameTag). A session that watches
+// the znode but left no name is a reader, such as another status --watch
+// or zkview: it is counted apart, never listed as a candidate.
 func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s fourletter.Sightings) {
 	if !h.Held {
 		fmt.Fprintf(b, "  nobody holds %s: nobody speaks\n", h.Path)
@@ -101,27 +103,46 @@ func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s fourletter.Sig
 		fmt.Fprintf(b, "  leader  %s  session 0x%x  epoch %d\n", h.Data, h.Owner, h.Czxid)
 	}
 	var waiting []string
+	readers := 0
 	for id, paths := range s.Watchers(h.Path) {
 		if id == h.Owner || id == s.Self {
 			continue
 		}
-		who := fmt.Sprintf("0x%x", id)
-		for _, p := range paths {
-			if name, ok := znodemonitor.TaggedName(h.Path, p); ok {
-				who = fmt.Sprintf("%s (0x%x)", name, id)
-			}
+		name, ok := taggedName(h.Path, paths)
+		if !ok {
+			readers++
+			continue
 		}
-		waiting = append(waiting, who)
+		waiting = append(waiting, fmt.Sprintf("%s (0x%x)", name, id))
 	}
 	slices.Sort(waiting)
 	if len(waiting) > 0 {
-		sessions := "sessions watch"
-		if len(waiting) == 1 {
-			sessions = "session watches"
-		}
-		fmt.Fprintf(b, "  waiting %d %s %s: %s\n", len(waiting), sessions, h.Path, strings.Join(waiting, " "))
+		fmt.Fprintf(b, "  waiting %d %s %s: %s\n", len(waiting), plural(len(waiting), "session watches", "sessions watch"), h.Path, strings.Join(waiting, " "))
+	}
+	if readers > 0 {
+		fmt.Fprintf(b, "  %d other %s %s but left no candidate's name: %s such as status --watch or zkview, not %s\n",
+			readers, plural(readers, "session watches", "sessions watch"), h.Path, plural(readers, "a reader", "readers"), plural(readers, "a candidate", "candidates"))
 	}
 	if !s.Complete() {
 		fmt.Fprintln(b, "  not visible: candidates connected to a server that did not answer wchc and cons")
 	}
+}
+
+// taggedName is the name a waiting candidate left among its watches
+// (znodemonitor.NameTag), and false for a session that left none.
+func taggedName(path string, watches []string) (string, bool) {
+	for _, w := range watches {
+		if name, ok := znodemonitor.TaggedName(path, w); ok {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

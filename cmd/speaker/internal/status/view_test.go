@@ -46,7 +46,9 @@ func TestWatchesColumn(t *testing.T) {
 }
 
 // TestSingleFileWaitersByName shows the waiters by the name each leaves in
-// the watch lists, and status's own session not at all.
+// the watch lists, status's own session not at all, and a session that
+// watches without a name (another status --watch) as a reader, not a
+// candidate.
 func TestSingleFileWaitersByName(t *testing.T) {
 	tag, _ := znodemonitor.NameTag("/speaker", "f/2")
 	s := fourletter.NewSightings(map[int64][]string{1: {"/speaker"}, 2: {"/speaker", tag}, 3: {"/speaker"}, 9: {"/speaker"}},
@@ -54,7 +56,8 @@ func TestSingleFileWaitersByName(t *testing.T) {
 	s.Self = 9
 	var b strings.Builder
 	WriteSingleFile(&b, znodemonitor.Holder{Path: "/speaker", Held: true, Data: "f1", Owner: 1, Czxid: 7}, s)
-	want := "  leader  f1  session 0x1  epoch 7\n  waiting 2 sessions watch /speaker: 0x3 f/2 (0x2)\n"
+	want := "  leader  f1  session 0x1  epoch 7\n  waiting 1 session watches /speaker: f/2 (0x2)\n" +
+		"  1 other session watches /speaker but left no candidate's name: a reader such as status --watch or zkview, not a candidate\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}

@@ -63,8 +63,10 @@ func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sighting
 }
 
 // singleFile draws a single-file election: the holder of the znode, and
-// the sessions the servers see waiting for it to go, by the name each
-// leaves in the watch lists.
+// the candidates the servers see waiting for it to go, by the name each
+// leaves in the watch lists. A session that watches the znode without a
+// name is a reader (speaker status --watch, another zkview), not a
+// candidate, and is not drawn.
 func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Election {
 	e := &Election{Panel: p, Kind: "single-file", Candidates: []Candidate{}}
 	e.Path, e.Exists = h.Path, h.Held
@@ -78,12 +80,11 @@ func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Electio
 		if (h.Held && id == h.Owner) || id == s.Self {
 			continue
 		}
-		name := fmt.Sprintf("0x%x", id)
-		for _, w := range paths {
-			if tagged, ok := znodemonitor.TaggedName(h.Path, w); ok {
-				name = tagged
-			}
+		i := slices.IndexFunc(paths, func(w string) bool { _, ok := znodemonitor.TaggedName(h.Path, w); return ok })
+		if i < 0 {
+			continue // a reader
 		}
+		name, _ := znodemonitor.TaggedName(h.Path, paths[i])
 		c := candidate(name, id, s)
 		c.Role, c.Watches = "waiting", []string{"*"}
 		waiting = append(waiting, c)

@@ -19,9 +19,6 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// maxPrinted is the most IDs `next --count` prints: a million lines.
-const maxPrinted = 1000000
-
 // onceTimeout bounds create, delete, list and restore.
 const onceTimeout = 20 * time.Second
 
@@ -115,44 +112,6 @@ func listCommand() *cli.Command {
 				}
 				return tw.Flush()
 			})
-		},
-	}
-}
-
-func nextCommand() *cli.Command {
-	return &cli.Command{
-		Name: "next", Usage: "print COUNT new IDs of NAME, one per line, taken in one compare-and-set",
-		ArgsUsage: "NAME",
-		Flags: append(commonFlags("warn"),
-			&cli.StringFlag{Name: "count", Value: "1", Usage: "how many IDs, 1 or more"},
-			&cli.StringFlag{Name: "wait", Value: sequence.DefaultWait.String(), Usage: "how long to wait for the persistence leader to raise the limit, a `duration`"}),
-		Action: func(c *cli.Context) error {
-			a, err := args(c, "NAME")
-			if err != nil {
-				return err
-			}
-			count, err := int64Flag(c, "count", 1, maxPrinted)
-			if err != nil {
-				return err
-			}
-			wait, err := cmdline.PositiveDuration(c, "wait")
-			if err != nil {
-				return err
-			}
-			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				seq, err := sequence.Open(rz, a[0], append(s.opts(s.Logger()), sequence.WithWait(wait))...)
-				if err != nil {
-					return err
-				}
-				first, err := seq.NextN(ctx, count)
-				if err != nil {
-					return err
-				}
-				for id := first; id < first+count; id++ {
-					fmt.Println(id)
-				}
-				return nil
-			}, wait)
 		},
 	}
 }

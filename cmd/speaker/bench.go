@@ -28,6 +28,7 @@ func benchCommand() *cli.Command {
 			&cli.IntFlag{Name: "warmup", Value: 3, Usage: "failovers per row before the measured ones, not counted, 0 or more"},
 			&cli.StringFlag{Name: "election", Value: "sequential,single-file", Usage: "recipes, comma-separated"},
 			&cli.StringFlag{Name: "watch", Value: "predecessor,children", Usage: "sequential only: what followers watch, comma-separated"},
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one (fenced, each line confirmed) or at-least-one (neither)"},
 			&cli.StringFlag{Name: "session-timeout", Value: "5m", Usage: "session timeout to ask for, a `duration` (the server may grant less); pings are never counted"},
 			&cli.StringFlag{Name: "process-window", Value: "10s", Usage: "how long to watch a speaker process for its CPU and memory, a `duration`; 0 skips it"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per row instead of a table"},
@@ -76,6 +77,10 @@ func parseBench(c *cli.Context) (benchPlan, error) {
 		}
 		counts = append(counts, n)
 	}
+	policy, err := nodemonitor.ParsePolicy(c.String("policy"))
+	if err != nil {
+		return p, badFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
+	}
 	var watches []nodemonitor.WatchMode
 	for _, f := range strings.Split(c.String("watch"), ",") {
 		w, err := nodemonitor.ParseWatchMode(strings.TrimSpace(f))
@@ -98,7 +103,7 @@ func parseBench(c *cli.Context) (benchPlan, error) {
 		}
 		for _, w := range modes {
 			for _, n := range counts {
-				p.cases = append(p.cases, k.benchCase(w, n, rounds))
+				p.cases = append(p.cases, k.benchCase(w, policy, n, rounds))
 			}
 		}
 	}

@@ -85,11 +85,12 @@ func lookupKind(name string) (electionKind, error) {
 	return electionKind{}, badFlag("election", "unknown value %q (want %s)", name, kindNames())
 }
 
-// benchCase is the bench's row for kind k with followers watching w.
-func (k electionKind) benchCase(w nodemonitor.WatchMode, candidates, rounds int) bench.Case {
-	c := bench.Case{Election: k.name, Watch: "-", Candidates: candidates, Rounds: rounds,
+// benchCase is the bench's row for kind k with followers watching w, under
+// policy p.
+func (k electionKind) benchCase(w nodemonitor.WatchMode, p nodemonitor.Policy, candidates, rounds int) bench.Case {
+	c := bench.Case{Election: k.name, Watch: "-", Policy: p, Candidates: candidates, Rounds: rounds,
 		New: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, path string, log *slog.Logger) (bench.Monitor, error) {
-			m, err := k.start(rz, l, monitorSettings{path: path, watch: w, acl: zk.WorldACL(zk.PermAll), log: log})
+			m, err := k.start(rz, l, monitorSettings{path: path, watch: w, policy: p, acl: zk.WorldACL(zk.PermAll), log: log})
 			if err != nil {
 				return nil, err // not a nil monitor inside a non-nil interface
 			}

@@ -64,6 +64,14 @@ func (c *Candidate) Confirm(ctx context.Context) (epoch int64, sent time.Time, e
 	if state != StateActive || node == "" {
 		return 0, time.Time{}, fmt.Errorf("%w: state %v", ErrNotLeader, state)
 	}
+	return c.stillOurs(ctx, node)
+}
+
+// stillOurs asks ZooKeeper, with a sync and a read, whether node exists and
+// is owned by the session we hold now: the question of Confirm, and of a
+// decision to lead that its own requests did not prove (proveLead). It
+// returns node's czxid and when the sync was sent.
+func (c *Candidate) stillOurs(ctx context.Context, node string) (epoch int64, sent time.Time, err error) {
 	session := c.zk.SessionID()
 	// A server answers reads from its own copy. A follower cut off from the
 	// ZooKeeper leader still serves it for a while, after the leader may

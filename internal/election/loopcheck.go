@@ -22,6 +22,9 @@ func (ls *loopState) check(ctx context.Context, prepare bool) bool {
 	// keeps speaking while paused could outlive its session in here.
 	checkCtx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
 	d, err := c.recipe.Check(checkCtx)
+	if err == nil {
+		d, err = c.proveLead(checkCtx, d)
+	}
 	cancel()
 	if err != nil {
 		return ls.checkFailed(ctx, err)

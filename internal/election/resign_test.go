@@ -73,7 +73,7 @@ func TestResignSaysWhatHappened(t *testing.T) {
 			const rejoin = 500 * time.Millisecond
 			r := &leadingRecipe{leaves: tc.leaves}
 			l := zktest.NewListener("x")
-			c := Run(zktest.Connect(t, servers, 4*time.Second), l, r, Config{Policy: AtLeastOne, Logger: zktest.Logger(t)})
+			c := Run(zktest.Connect(t, servers, 4*time.Second), l, r, Config{Policy: AtMostOne, Logger: zktest.Logger(t)})
 			t.Cleanup(c.Close)
 			waitState(t, c, StateActive)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

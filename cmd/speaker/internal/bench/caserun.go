@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
@@ -164,7 +165,7 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 		}
 		return h, err
 	}
-	c, err := newSpeakerCandidate(rz, out, name, cr.lines, b.log)
+	c, err := newSpeakerCandidate(rz, out, name, cr.Policy == election.AtMostOne, cr.lines, b.log)
 	if err != nil {
 		rz.Close()
 		return nil, err
@@ -203,7 +204,10 @@ func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
 // row sums up the counted failovers.
 func (cr *caseRun) row() Row {
 	n := len(cr.latencies)
-	r := Row{Election: cr.Election, Watch: cr.Watch, How: cr.How(), Candidates: cr.Candidates, Rounds: n}
+	r := Row{Election: cr.Election, Watch: cr.Watch, How: cr.How(), Policy: cr.Policy.String(), Candidates: cr.Candidates, Rounds: n}
+	if cr.locker != nil {
+		r.Policy = "-"
+	}
 	if n == 0 {
 		return r
 	}

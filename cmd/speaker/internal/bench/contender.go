@@ -39,8 +39,8 @@ type firstLine struct {
 	decided recoverable.Traffic
 }
 
-// speakerCandidate is one of ours: a real Speaker, fsyncing and fencing
-// as `speaker` does by default, on a monitor of its own session.
+// speakerCandidate is one of ours: a real Speaker, fsyncing, and fencing
+// under at-most-one, as `speaker` does, on a monitor of its own session.
 type speakerCandidate struct {
 	rz    *recoverable.RecoverableZookeeper
 	mon   Monitor
@@ -68,9 +68,9 @@ const speakerInterval = time.Hour
 // newSpeakerCandidate makes the candidate and starts its waiter for the
 // first line at once: started later, on the failover's path, the waiter
 // would cost our row a goroutine that zk.Lock's row does not pay.
-func newSpeakerCandidate(rz *recoverable.RecoverableZookeeper, out, name string, lines chan<- firstLine, log *slog.Logger) (*speakerCandidate, error) {
+func newSpeakerCandidate(rz *recoverable.RecoverableZookeeper, out, name string, fence bool, lines chan<- firstLine, log *slog.Logger) (*speakerCandidate, error) {
 	spk, err := speaker.New(out, speaker.WithName(name), speaker.WithInterval(speakerInterval),
-		speaker.WithFsync(true), speaker.WithFence(true), speaker.WithLogger(log))
+		speaker.WithFsync(true), speaker.WithFence(fence), speaker.WithLogger(log))
 	if err != nil {
 		return nil, err
 	}

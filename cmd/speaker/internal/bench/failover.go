@@ -27,6 +27,10 @@ type Monitor = election.Monitor
 type Case struct {
 	// Election and Watch name the recipe in the row ("-" for no watch mode).
 	Election, Watch string
+	// Policy is the speakers': at-most-one fences and confirms each line
+	// (the speaker command's default), at-least-one does neither. The
+	// lock rows keep their own.
+	Policy election.Policy
 	// New starts one candidate for listener at path.
 	New func(rz *recoverable.RecoverableZookeeper, listener election.Listener, path string, log *slog.Logger) (Monitor, error)
 	// Candidates is how many candidates stand at once.
@@ -52,6 +56,9 @@ func (bc Case) String() string {
 	if bc.Resign {
 		name += " (resign)"
 	}
+	if bc.locker == nil && bc.Policy != election.AtMostOne {
+		name += ", " + bc.Policy.String()
+	}
 	return name
 }
 
@@ -73,7 +80,9 @@ type Row struct {
 	Election string `json:"election"`
 	Watch    string `json:"watch"`
 	// How is how the leader leaves: exit, resign or unlock.
-	How            string  `json:"how"`
+	How string `json:"how"`
+	// Policy is the speakers' policy, "-" on a lock's row.
+	Policy         string  `json:"policy"`
 	Candidates     int     `json:"candidates"`
 	Rounds         int     `json:"rounds"`
 	FailoverMsP50  float64 `json:"failover_ms_p50"`

@@ -14,6 +14,8 @@ type Report struct {
 	json  bool
 	tw    *tabwriter.Writer
 	notes []string // said under the table
+	// atLeastOne: the note on the speakers' policy is among them.
+	atLeastOne bool
 }
 
 // NewReport starts a report on w, with the table's header unless asJSON.
@@ -41,6 +43,10 @@ func (o *Report) Row(r Row) {
 		ratio = "baseline"
 	case r.RatioToBaseline > 0:
 		ratio = fmt.Sprintf("%.2fx", r.RatioToBaseline)
+	}
+	if r.Policy == "at-least-one" && !o.atLeastOne {
+		o.atLeastOne = true
+		o.notes = append(o.notes, "the speakers' rows ran under --policy at-least-one: no fence, no confirm before a line")
 	}
 	if r.How == "resign" && r.ExitMsP50 > 0 {
 		watch := ""

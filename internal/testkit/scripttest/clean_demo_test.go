@@ -19,13 +19,8 @@ import (
 // not exist: a developer's own make demo-tmux is left alone.
 func cleanDemo(t *testing.T, out string) (string, int) {
 	t.Helper()
-	root, err := zktest.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", filepath.Join(root, "ensemble-scripts", "clean-demo.sh"))
-	cmd.Env = append(os.Environ(), "DEMO_OUT="+out, "ENSEMBLE_DIR="+filepath.Join(out, "ensemble"),
-		"TMUX_SESSION=zkspeaker-test-clean-demo-"+strconv.Itoa(os.Getpid()))
+	cmd := scriptCmd(t, []string{"DEMO_OUT=" + out, "ENSEMBLE_DIR=" + filepath.Join(out, "ensemble"),
+		"TMUX_SESSION=zkspeaker-test-clean-demo-" + strconv.Itoa(os.Getpid())}, "clean-demo.sh")
 	said, _ := cmd.CombinedOutput()
 	return string(said), cmd.ProcessState.ExitCode()
 }

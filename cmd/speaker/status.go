@@ -83,6 +83,14 @@ func runStatus(c *cli.Context) error {
 		Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (status.Render, <-chan zk.Event, error) {
 			return election.inspect(ctx, rz, path)
 		}}
+	for _, k := range electionKinds {
+		if k.name != election.name {
+			st.Others = append(st.Others, status.Other{Election: k.name, Path: k.defaultPath,
+				Inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper) (status.Render, <-chan zk.Event, error) {
+					return k.inspect(ctx, rz, k.defaultPath)
+				}})
+		}
+	}
 	if c.Bool("watch") {
 		return st.Watch(ctx, rz)
 	}

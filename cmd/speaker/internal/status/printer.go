@@ -44,6 +44,12 @@ type Printer struct {
 	Path     string
 	Inspect  Inspector
 	Clear    bool // clear the terminal before each print (--watch on a terminal)
+	// Others are the other recipes' elections, which status shows with a
+	// hint when nobody speaks in its own.
+	Others []Other
+
+	watching bool        // Watch, not Once: the hint says --watch
+	others   []otherView // the Others as last read
 
 	render  Render             // the election as last read
 	readErr error              // why the last read failed, for --watch
@@ -58,47 +64,75 @@ func (s *Printer) Once(ctx context.Context, rz *recoverable.RecoverableZookeeper
 		return err
 	}
 	s.render = render
+	s.readOthers(ctx, rz)
 	s.show(ctx, rz)
 	return nil
 }
 
 // Watch prints the election, then prints it again whenever the ZooKeeper
-// watch that Inspect left fires, status's own session changes, or the
-// servers say something new. It returns nil when ctx is done.
+// watch that Inspect left fires (or one on the Others), status's own
+// session changes, or the servers say something new. It returns nil when
+// ctx is done.
 func (s *Printer) Watch(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
+	s.watching = true
 	ticker := time.NewTicker(recheck)
 	defer ticker.Stop()
+	// Observe first tells the state the session is in now: only a change
+	// of it is news.
+	state := rz.State().State
 	sessions := rz.Observe(ctx)
 	for {
-		render, wake, err := s.Inspect(ctx, rz)
+		wakes := s.read(ctx, rz)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err == nil {
-			s.render = render
-		}
-		s.readErr = err
 		s.show(ctx, rz)
-	wait:
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-wake:
-				break wait
-			case ev := <-sessions:
-				if ev.State == recoverable.StateConnected || ev.State == recoverable.StateExpired {
-					break wait // read again on the (new) session
-				}
-				s.show(ctx, rz) // say that we are cut off
-			case <-ticker.C:
-				s.show(ctx, rz)
-			}
+		if !s.await(ctx, rz, wakes, sessions, &state, ticker.C) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(settle):
+		}
+	}
+}
+
+// read reads the election and the Others, and returns the watches that
+// fire at their next changes.
+func (s *Printer) read(ctx context.Context, rz *recoverable.RecoverableZookeeper) []<-chan zk.Event {
+	render, wake, err := s.Inspect(ctx, rz)
+	if err == nil {
+		s.render = render
+	}
+	s.readErr = err
+	return append([]<-chan zk.Event{wake}, s.readOthers(ctx, rz)...)
+}
+
+// await waits for a change worth reading the election again for, and
+// prints what the servers say meanwhile. It returns false when ctx is done.
+func (s *Printer) await(ctx context.Context, rz *recoverable.RecoverableZookeeper, wakes []<-chan zk.Event,
+	sessions <-chan recoverable.SessionEvent, state *recoverable.SessionState, tick <-chan time.Time) bool {
+	round, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fired := anyFires(round, wakes)
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-fired:
+			return true
+		case ev := <-sessions:
+			if ev.State == *state {
+				continue
+			}
+			*state = ev.State
+			if ev.State == recoverable.StateConnected || ev.State == recoverable.StateExpired {
+				return true // read again on the (new) session
+			}
+			s.show(ctx, rz) // say that we are cut off
+		case <-tick:
+			s.show(ctx, rz)
 		}
 	}
 }
@@ -112,6 +146,7 @@ func (s *Printer) show(ctx context.Context, rz *recoverable.RecoverableZookeeper
 	if s.render != nil {
 		s.render(&b, seen)
 	}
+	s.writeOthers(&b, seen)
 	if s.readErr != nil {
 		fmt.Fprintf(&b, "  cannot read the election: %v\n", s.readErr)
 	}

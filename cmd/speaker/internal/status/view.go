@@ -26,11 +26,11 @@ const (
 // nothing they can list under --watch children (the herd).
 func WriteSequential(b *strings.Builder, v nodemonitor.View, s fourletter.Sightings) {
 	if !v.Exists {
-		fmt.Fprintf(b, "  %s does not exist: no speaker has joined yet\n", v.Path)
+		fmt.Fprintf(b, "  %s does not exist: no speaker has joined yet, %s\n", v.Path, nobodySpeaks)
 		return
 	}
 	if len(v.Seats) == 0 {
-		fmt.Fprintln(b, "  no candidates: nobody speaks")
+		fmt.Fprintln(b, "  no candidates: "+nobodySpeaks)
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
@@ -98,7 +98,7 @@ func watching(v nodemonitor.View, i int, s fourletter.Sightings) string {
 // or zkview: it is counted apart, never listed as a candidate.
 func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s fourletter.Sightings) {
 	if !h.Held {
-		fmt.Fprintf(b, "  nobody holds %s: nobody speaks\n", h.Path)
+		fmt.Fprintf(b, "  nobody holds %s: %s\n", h.Path, nobodySpeaks)
 	} else {
 		fmt.Fprintf(b, "  leader  %s  session 0x%x  epoch %d\n", h.Data, h.Owner, h.Czxid)
 	}

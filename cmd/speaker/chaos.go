@@ -30,7 +30,7 @@ func chaosCommand() *cli.Command {
 			electionFlag(),
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one or at-least-one"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},
-			&cli.StringFlag{Name: "faults", Usage: "only these fault kinds, comma-separated (default: all of " + strings.Join(chaosKindNames(), ", ") + ")"},
+			&cli.StringFlag{Name: "faults", Usage: "only these fault kinds, comma-separated (default: all of " + strings.Join(chaosKindNames(), ", ") + "; a recipe's own name for delete-leader, such as delete-member, works too)"},
 			&cli.IntFlag{Name: "servers", Value: 3, Usage: "ZooKeeper servers to start: 1 (standalone) or 3 (an ensemble)"},
 			&cli.StringFlag{Name: "dir", Usage: "new or empty `folder` for out.txt, logs, faults.log, summary.txt and timeline.svg (default: out/chaos/<seed>)"},
 		},
@@ -101,7 +101,7 @@ func runChaos(c *cli.Context) error {
 		return err
 	}
 	rep.Write(os.Stdout)
-	fmt.Printf("files: %s (summary.txt, faults.log, timeline.svg, out.txt, logs/)\n", cfg.Dir)
+	fmt.Printf("files: %s (%s)\n", cfg.Dir, cfg.Files())
 	if !rep.Pass() {
 		return cli.Exit("", 1)
 	}

@@ -64,11 +64,21 @@ type Input struct {
 	// Config, for a config soak (RecipeConfig), holds the watchers' values
 	// and the writes: what is checked is checkConfig, not overlaps.
 	Config *ConfigInput
+	// Recipe is the program the soak ran (Config.Recipe): the report
+	// speaks its words. Empty means the speaker's, or the recipe that
+	// Group, Config or IDs tells.
+	Recipe string
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
 // place where the election did not hold, with enough said to find it.
 type Report struct {
+	// Recipe is the program the soak ran: the report is written in its
+	// words (a lock's holders, a group's members), never a speaker's.
+	Recipe string
+	// Tally counts what a group's or a configuration's processes did,
+	// which the out file's lines do not tell.
+	Tally Tally
 	// Lines is the number of well-formed lines in the out file.
 	Lines int
 	// Writers are the speakers that wrote, in order of first appearance.
@@ -152,10 +162,12 @@ func Check(in Input) (Report, error) {
 	slices.SortFunc(times, time.Time.Compare)
 
 	r := Report{
+		Recipe:   recipeOf(in),
+		Tally:    tally(in),
 		Lines:    tl.Lines(),
 		Writers:  tl.Writers,
 		Terms:    len(tl.Terms),
-		Kinds:    kindStats(in, times),
+		Kinds:    kindStats(in, lines),
 		Fence:    in.Fence,
 		Overlaps: classifyOverlaps(in, tl.Overlaps()),
 		Stalls:   findStalls(in, times),

@@ -35,10 +35,10 @@ func TestCleanHandoversPass(t *testing.T) {
 		t.Fatalf("%d kinds in the report, want %d", len(r.Kinds), len(Kinds()))
 	}
 	want := map[Kind]KindStats{
-		Kill:      {Kill, 1, Handover{N: 1, Min: 2300 * time.Millisecond, Median: 2300 * time.Millisecond, Max: 2300 * time.Millisecond}},
-		Term:      {Term, 1, Handover{N: 1, Min: 450 * time.Millisecond, Median: 450 * time.Millisecond, Max: 450 * time.Millisecond}},
+		Kill:      {Kill, 1, Handover{On: 1, N: 1, Min: 2300 * time.Millisecond, Median: 2300 * time.Millisecond, Max: 2300 * time.Millisecond}},
+		Term:      {Term, 1, Handover{On: 1, N: 1, Min: 450 * time.Millisecond, Median: 450 * time.Millisecond, Max: 450 * time.Millisecond}},
 		StopShort: {StopShort, 1, Handover{}},
-		HoleShort: {HoleShort, 1, Handover{NoLine: 1}},
+		HoleShort: {HoleShort, 1, Handover{On: 1, NoLine: 1}},
 	}
 	for i, k := range Kinds() {
 		if w := want[k]; r.Kinds[i] != (KindStats{k, w.N, w.Handover}) {

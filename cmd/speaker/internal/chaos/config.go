@@ -177,3 +177,16 @@ func (c Config) String() string {
 	}
 	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
 }
+
+// Files names what a soak leaves in Dir, as the command's last line and
+// docs/chaos.md list them: the record every soak has, and the recipe's own.
+func (c Config) Files() string {
+	files := "summary.txt, faults.log, timeline.svg, out.txt, logs/"
+	switch c.Recipe {
+	case RecipeGroup:
+		files += ", watch.txt"
+	case RecipeSeqid:
+		files += ", store/"
+	}
+	return files
+}

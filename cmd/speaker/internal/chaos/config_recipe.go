@@ -29,6 +29,22 @@ const configPath = "/chaos-config"
 // isUpdater says whether the slot called name is a config updater.
 func isUpdater(name string) bool { return strings.HasPrefix(name, "u") }
 
+// keyHit names the key a fault hit: its updater's or its watcher's
+// process or network, or an operator's delete of its znode; "" for the
+// servers' faults.
+func keyHit(f Fault) string {
+	if f.Kind == DeleteLeader {
+		if key, ok := strings.CutPrefix(f.Target, configPath+"/"); ok {
+			return key
+		}
+		return ""
+	}
+	if f.Kind.hitsAProcess() {
+		return keyOf(f.Target)
+	}
+	return ""
+}
+
 // keyOf is the key that the updater or watcher called name writes or
 // watches: v2 watches u2.
 func keyOf(name string) string { return "u" + name[1:] }
@@ -145,6 +161,9 @@ type ConfigInput struct {
 	// Final is, by key, what a synced read found once the updaters had
 	// stopped and the bound had passed.
 	Final map[string]int64
+	// Tried is, by key, how many sets its updater started: acknowledged
+	// or not, for the report's count.
+	Tried map[string]int
 }
 
 // checkConfig holds the config soak to its rules: a watcher's values
@@ -198,7 +217,7 @@ func (s *soak) configInput(final map[string]int64) *ConfigInput {
 	if s.values == nil {
 		return nil
 	}
-	in := &ConfigInput{Values: map[string][]watched{}, Acked: map[string]int64{}, Final: final, Unsure: map[string]map[int64]bool{}}
+	in := &ConfigInput{Values: map[string][]watched{}, Acked: map[string]int64{}, Final: final, Unsure: map[string]map[int64]bool{}, Tried: map[string]int{}}
 	s.values.mu.Lock()
 	for name, vs := range s.values.values {
 		in.Values[name] = append([]watched(nil), vs...)
@@ -210,7 +229,9 @@ func (s *soak) configInput(final map[string]int64) *ConfigInput {
 		}
 		key := keyOf(sp.name)
 		in.Unsure[key] = map[int64]bool{}
-		for i, l := range sp.livesOf() {
+		lives := sp.livesOf()
+		in.Tried[key] = len(lives)
+		for i, l := range lives {
 			if !l.To.IsZero() && l.Status == 0 && l.Signal == 0 {
 				in.Acked[key] = int64(i + 1) // life i+1 wrote i+1
 			} else {

@@ -84,12 +84,16 @@ func Kinds() []Kind {
 	return out
 }
 
-// ParseKind reads a kind's name.
+// ParseKind reads a kind's name, or a recipe's name for one: a group's
+// delete-member is delete-leader.
 func ParseKind(s string) (Kind, error) {
 	for i, n := range kindNames {
 		if n == s {
 			return Kind(i), nil
 		}
+	}
+	if k, ok := aliases()[s]; ok {
+		return k, nil
 	}
 	return 0, fmt.Errorf("chaos: unknown fault kind %q", s)
 }
@@ -104,8 +108,10 @@ type Fault struct {
 	// continued or was running again, the network healed, the server
 	// served again. For an instant fault (a delete, a reset) End is Start.
 	Start, End time.Time
-	// Leader says whether the target was the speaker that led when the
-	// fault began (as the out file's last line showed it).
+	// Leader says whether the target led when the fault began: the
+	// speaker that wrote the out file's last line, the lock's holder, the
+	// persisters' leader. Never in a group or a configuration, whose
+	// processes stand side by side.
 	Leader bool
 	// Note says more, in words: "restarted as pid 4711", "for 1.2s".
 	Note string

@@ -16,6 +16,23 @@ import (
 // needed: the speaker starts, and exits, without one.
 func TestASpeakerJustStartedExitsGracefullyOnSIGTERM(t *testing.T) {
 	t.Parallel()
+	cfg, sp := speakerWithoutZooKeeper(t)
+	for range 3 {
+		if err := sp.start(); err != nil {
+			t.Fatal(err)
+		}
+		if e := sp.stop(syscall.SIGTERM, ExitLimit); e.Status != 0 || e.Signal != 0 {
+			log, _ := os.ReadFile(filepath.Join(cfg.Dir, "logs", "s1.log"))
+			t.Fatalf("SIGTERM right after start: %+v (%s)\nlog:\n%s", e, e.describe(), log)
+		}
+	}
+}
+
+// speakerWithoutZooKeeper is the speaker s1 of a soak, built and ready to
+// start, whose proxies lead to a port where no ZooKeeper answers: it
+// starts, and exits on SIGTERM, but makes no request that gets an answer.
+func speakerWithoutZooKeeper(t *testing.T) (*Config, *speakerProc) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: builds and runs the speaker")
 	}
@@ -29,13 +46,5 @@ func TestASpeakerJustStartedExitsGracefullyOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sp.closeProxies)
-	for range 3 {
-		if err := sp.start(); err != nil {
-			t.Fatal(err)
-		}
-		if e := sp.stop(syscall.SIGTERM, ExitLimit); e.Status != 0 || e.Signal != 0 {
-			log, _ := os.ReadFile(filepath.Join(cfg.Dir, "logs", "s1.log"))
-			t.Fatalf("SIGTERM right after start: %+v (%s)\nlog:\n%s", e, e.describe(), log)
-		}
-	}
+	return cfg, sp
 }

@@ -45,6 +45,8 @@ type groupRecord struct {
 	inGroup  map[string]uint64 // member -> readings in a row that list it
 	watching []string          // the watcher's set now
 	life     int
+	unread   []span    // when the operator's reads failed
+	failing  time.Time // since when they fail; zero while they succeed
 	out, log *os.File
 }
 
@@ -84,6 +86,27 @@ func (g *groupRecord) sample(at time.Time, members []string) {
 	_, _ = g.out.Write(b)
 }
 
+// failed records a reading the operator could not make: the servers it
+// asks are down, or have lost their quorum.
+func (g *groupRecord) failed(at time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failing.IsZero() {
+		g.failing = at
+	}
+}
+
+// readAgain closes the span of failed readings, if one is open, at the
+// moment the operator read again (or stopped reading).
+func (g *groupRecord) readAgain(at time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.failing.IsZero() {
+		g.unread = append(g.unread, span{From: g.failing, To: at})
+		g.failing = time.Time{}
+	}
+}
+
 // line implements lineSink for the watcher: "15:04:05.000 + m3",
 // "… - m1", or the first reading "… /chaos-group has 2 member(s): m1 m2".
 func (g *groupRecord) line(_ string, n uint64, at time.Time, text string) {
@@ -116,15 +139,21 @@ func (s *soak) sampleGroup(ctx context.Context, rec *groupRecord) {
 	for {
 		select {
 		case <-ctx.Done():
+			rec.readAgain(time.Now()) // the span of failures, if any, ends here
 			return
 		case <-t.C:
 		}
 		c, cancel := context.WithTimeout(ctx, sampleEvery)
 		members, err := s.op.conn().Children(c, groupPath)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			slices.Sort(members)
-			rec.sample(time.Now(), members)
+			at := time.Now()
+			rec.readAgain(at)
+			rec.sample(at, members)
+		case ctx.Err() == nil:
+			rec.failed(time.Now())
 		}
 	}
 }
@@ -166,7 +195,7 @@ func (s *soak) groupInput() *GroupInput {
 	}
 	in := &GroupInput{Lives: map[string][]span{}}
 	s.group.mu.Lock()
-	in.Samples, in.Reports = slices.Clone(s.group.samples), slices.Clone(s.group.reports)
+	in.Samples, in.Reports, in.Unread = slices.Clone(s.group.samples), slices.Clone(s.group.reports), slices.Clone(s.group.unread)
 	s.group.mu.Unlock()
 	for _, sp := range s.speakers {
 		in.Lives[sp.name] = sp.livesOf()

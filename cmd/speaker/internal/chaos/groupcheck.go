@@ -15,6 +15,10 @@ type GroupInput struct {
 	Reports []reading
 	// Lives says when each process ran: every member's, and the watcher's.
 	Lives map[string][]span
+	// Unread are the spans in which the operator's reads failed (servers
+	// down, the quorum lost): no reading says who was listed then. The
+	// checker judges only readings; the picture hatches these.
+	Unread []span
 }
 
 // groupBound is how long after a member's last change (a fault of its

@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -119,4 +120,48 @@ func lastReport(g *GroupInput, t time.Time) (reading, bool) {
 		return reading{}, false
 	}
 	return g.Reports[i-1], true
+}
+
+// memberHit names the member a fault hit: its process or network, or an
+// operator's delete of its znode; "" for the watcher's faults and the
+// servers'.
+func memberHit(f Fault) string {
+	if f.Kind == DeleteLeader {
+		if m, ok := strings.CutPrefix(f.Target, groupPath+"/"); ok {
+			return m
+		}
+		return ""
+	}
+	if f.Kind.hitsAProcess() && f.Target != watcherName {
+		return f.Target
+	}
+	return ""
+}
+
+// leftOut is what followed a fault on a member: whether a reading after
+// it, and before the member's next fault, left the member out, and when a
+// reading listed it again.
+func leftOut(in Input, f Fault) outcome {
+	m := memberHit(f)
+	if m == "" {
+		return outcome{}
+	}
+	next := in.End
+	for _, g := range in.Faults {
+		if g.Start.After(f.Start) && memberHit(g) == m && g.Start.Before(next) {
+			next = g.Start
+		}
+	}
+	o := outcome{on: true}
+	for _, r := range in.Group.Samples {
+		switch listed := slices.Contains(r.Members, m); {
+		case r.At.Before(f.Start):
+		case !o.left && !listed && r.At.Before(next):
+			o.left = true
+		case o.left && listed:
+			o.came, o.took = true, r.At.Sub(f.Start)
+			return o
+		}
+	}
+	return o
 }

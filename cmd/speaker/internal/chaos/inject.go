@@ -17,6 +17,9 @@ type planned struct {
 	servers []int        // the 1-based ZooKeeper servers of a server fault
 	hold    time.Duration
 	leader  bool
+	// pick chooses the member or the key whose znode an operator's delete
+	// takes, in a group or a configuration: the draw's, modulo their number.
+	pick int
 }
 
 // inject makes the fault happen and returns it as it happened. It blocks
@@ -70,10 +73,15 @@ func (s *soak) restartFault(ctx context.Context, p planned, f *Fault) (instant b
 		if s.cfg.Election == "sequential" {
 			prefix += "/"
 		}
-		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate(prefix) })
+		var traps []<-chan struct{}
+		sp.network(func(p *faultproxy.Proxy) {
+			p.ResetAfterCreate(prefix)
+			traps = append(traps, p.Fired())
+		})
 		s.noteExit(sp.stop(syscall.SIGTERM, ExitLimit))
 		f.Note = s.restart(sp, 0)
 		sleep(ctx, p.hold)
+		f.Note += "; " + lostCreate(traps, prefix, p.hold)
 		sp.network(func(p *faultproxy.Proxy) { p.ResetAfterCreate("") }) // disarm the proxies it did not use
 	}
 	f.End = f.Start
@@ -137,9 +145,12 @@ func (s *soak) zooKeeperFault(ctx context.Context, p planned, f *Fault) (instant
 		return true
 	}
 	var err error
-	if p.kind == DeleteLeader || s.cfg.Election == "single-file" {
+	switch {
+	case p.kind == DeleteLeader && s.op.members:
+		f.Target, err = s.op.deleteMember(ctx, p.pick)
+	case p.kind == DeleteLeader || s.cfg.Election == "single-file":
 		f.Target, err = s.op.deleteLeader(ctx, s.cfg.Election == "sequential")
-	} else {
+	default:
 		f.Target, err = s.cfg.electionPath(), s.op.deletePath(ctx)
 	}
 	if err != nil {
@@ -152,12 +163,31 @@ func (s *soak) zooKeeperFault(ctx context.Context, p planned, f *Fault) (instant
 	return true
 }
 
-// restart starts a stopped speaker again and says so for the fault log.
+// restart starts a stopped process again after a wait, and says so for
+// the fault log: "restarted after 1.2s", or "at once" when it did not wait.
 func (s *soak) restart(sp *speakerProc, after time.Duration) string {
 	if err := sp.start(); err != nil {
 		return "could not restart: " + err.Error()
 	}
+	if after <= 0 {
+		return fmt.Sprintf("restarted at once as pid %d", sp.lastPid())
+	}
 	return fmt.Sprintf("restarted after %v as pid %d", after.Round(time.Millisecond), sp.lastPid())
+}
+
+// lostCreate says whether a lost create's trap sprang within hold: the
+// process made a create under prefix and its reply was lost, or it made
+// none (a watcher, a worker, or a process that had not got that far), and
+// the fault was a plain restart.
+func lostCreate(traps []<-chan struct{}, prefix string, hold time.Duration) string {
+	for _, fired := range traps {
+		select {
+		case <-fired:
+			return fmt.Sprintf("the reply to its create under %s was lost", prefix)
+		default:
+		}
+	}
+	return fmt.Sprintf("it made no create under %s within %v: no reply lost", prefix, hold.Round(time.Millisecond))
 }
 
 // awaitQuorum waits until a majority of the servers serve again.

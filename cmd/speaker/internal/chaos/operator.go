@@ -113,6 +113,20 @@ func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, e
 	return node, ignoreNoNode(o.conn().Delete(ctx, node, -1))
 }
 
+// deleteMember deletes one znode under the path by hand, as an operator
+// would remove a group's member or a configuration's key: the pick'th by
+// name, modulo their number, so that every member's comes up in a soak.
+// It returns what it deleted, "" when there was nothing.
+func (o *operator) deleteMember(ctx context.Context, pick int) (string, error) {
+	children, err := o.conn().Children(ctx, o.path)
+	if err != nil || len(children) == 0 {
+		return "", ignoreNoNode(err)
+	}
+	slices.Sort(children)
+	node := o.path + "/" + children[pick%len(children)]
+	return node, ignoreNoNode(o.conn().Delete(ctx, node, -1))
+}
+
 // deletePath deletes the election path and everything under it at once,
 // in one multi: the candidates cannot rejoin in between, as they would
 // between the single deletes of zkCli's deleteall. A candidate that joins

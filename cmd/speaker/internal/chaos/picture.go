@@ -7,15 +7,15 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"zkspeaker/speaker"
 )
 
-// The soak's picture: one lane per speaker with a bar where it wrote, its
-// faults drawn over it in the colour of their kind, a lane for the faults
-// of ZooKeeper and of the operator, and a lane for what the checker found.
-// A minute holds a hundred faults, so nothing is labelled in the plot: the
-// legend names the colours, and faults.log says the rest.
+// The soak's picture: one lane per process with a bar where it did the
+// recipe's work (a speaker writing, a member listed), its faults drawn
+// over it in the colour of their kind, a lane for the faults of ZooKeeper
+// and of the operator, and a lane for what the checker found. A minute
+// holds a hundred faults, so nothing is labelled in the plot: the legend
+// names the colours, every bar and strip says what it is on hover, and
+// faults.log says the rest.
 const (
 	picWidth = 1200
 	picLeft  = 110
@@ -26,7 +26,7 @@ const (
 var kindColours = [numKinds]string{
 	Kill: "#D62728", Term: "#FF9896", StopShort: "#9467BD", StopLong: "#5B2C8F", Reset: "#17BECF",
 	HoleShort: "#7F7F7F", HoleLong: "#333333", LostCreate: "#BCBD22", ServerKill: "#8C564B",
-	QuorumLoss: "#E377C2", DeleteLeader: "#FF7F0E", DeletePath: "#B35806", Storm: "#1F77B4",
+	QuorumLoss: "#E377C2", DeleteLeader: "#FF7F0E", DeletePath: "#B35806", Storm: "#1F77B4", DataLoss: "#000000",
 }
 
 // picture draws the soak. from and to are the span shown.
@@ -34,6 +34,7 @@ type picture struct {
 	b        strings.Builder
 	from, to time.Time
 	plot     float64
+	lanes    []string
 }
 
 func (p *picture) x(t time.Time) float64 {
@@ -44,74 +45,143 @@ func (p *picture) x(t time.Time) float64 {
 	return picLeft + float64(t.Sub(p.from))/float64(d)*p.plot
 }
 
-// writePicture draws the soak's SVG: title is its one-line description,
-// green says what a lane's green bar means for the recipe.
-func writePicture(w io.Writer, title, green string, tl *speaker.Timeline, faults []Fault, rep Report, from, to time.Time) {
-	p := &picture{from: from, to: to, plot: picWidth - picLeft - 20}
-	names := slices.Clone(tl.Writers)
-	for _, f := range faults {
-		if f.Kind.hitsAProcess() && !slices.Contains(names, f.Target) {
-			names = append(names, f.Target) // a process that writes no line
-		}
+func (p *picture) y(lane string) float64 { return 100 + float64(slices.Index(p.lanes, lane))*laneH }
+
+// writePicture draws the soak's SVG from what the checker judged, in the
+// words of its recipe: title is its one-line description.
+func writePicture(w io.Writer, title string, in Input, rep Report) {
+	words := wordsOf(recipeOf(in))
+	p := &picture{from: in.Start, to: in.End, plot: picWidth - picLeft - 20}
+	var bars []bar
+	if in.Group != nil {
+		bars = groupBars(in)
+	} else {
+		bars = stretchBars(in.Out, words)
 	}
-	slices.Sort(names)
-	lanes := append(names, "zookeeper", "checker")
-	top := 100.0
-	y := func(lane string) float64 { return top + float64(slices.Index(lanes, lane))*laneH }
+	p.lanes = append(laneNames(in, bars), "zookeeper", "checker")
 	verdict, colour := "PASS", "#2CA02C"
 	if !rep.Pass() {
 		verdict, colour = "FAIL: "+strings.Join(rep.Failures(), ", "), "#D62728"
 	}
 	text(&p.b, 16, 24, 16, "#222", ` font-weight="bold"`, title)
 	text(&p.b, 16, 44, 13, colour, ` font-weight="bold"`, verdict)
-	p.legend(64, faults)
-	for i, lane := range lanes {
-		fmt.Fprintf(&p.b, `<rect x="%d" y="%.0f" width="%.0f" height="%d" fill="%s"/>`+"\n", picLeft, y(lane), p.plot, laneH-4, []string{"#F7F7F7", "#EFEFEF"}[i%2])
-		text(&p.b, 16, y(lane)+16, 13, "#222", "", lane)
+	p.legend(64, words, in.Faults)
+	for i, lane := range p.lanes {
+		fmt.Fprintf(&p.b, `<rect x="%d" y="%.0f" width="%.0f" height="%d" fill="%s"/>`+"\n", picLeft, p.y(lane), p.plot, laneH-4, []string{"#F7F7F7", "#EFEFEF"}[i%2])
+		text(&p.b, 16, p.y(lane)+16, 13, "#222", "", lane)
 	}
-	for _, st := range tl.Stretches() {
-		x1, x2 := p.x(st.First), p.x(st.Last)
-		fmt.Fprintf(&p.b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%d" fill="#4C9F70"/>`+"\n", x1, y(st.Name)+8, max(x2-x1, 1.5), laneH-12)
+	for _, b := range bars {
+		p.bar(b)
 	}
-	for _, f := range faults {
-		lane := f.Target
-		if !slices.Contains(names, lane) {
-			lane = "zookeeper" // a server, or the operator's delete
+	for _, f := range in.Faults {
+		lane := laneOf(f)
+		if lane == "" {
+			lane = "zookeeper" // a server, or the operator's delete of an election's znode
 		}
 		x1, x2 := p.x(f.Start), p.x(f.End)
 		fmt.Fprintf(&p.b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%d" fill="%s" fill-opacity="0.75"><title>%s</title></rect>`+"\n",
-			x1, y(lane), max(x2-x1, 3), 6, kindColours[f.Kind], html.EscapeString(f.Kind.String()+" "+f.Target+" "+f.Note))
+			x1, p.y(lane), max(x2-x1, 3), 6, kindColours[f.Kind], html.EscapeString(words.kindName(f.Kind)+" "+f.Target+" "+f.Note))
 	}
-	for _, o := range rep.Overlaps {
-		c := "#FF9896"
-		if !o.Explained() {
-			c = "#D62728"
-		}
-		p.mark(y("checker"), o.From, o.To, c, "overlap "+o.A+" and "+o.B+" "+string(o.Window))
-	}
-	for _, s := range rep.Stalls {
-		p.mark(y("checker"), s.From, s.To, "#D62728", "stall")
-	}
-	axisY := y("checker") + laneH + 6
-	fmt.Fprintf(&p.b, `<line x1="%d" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#222"/>`+"\n", picLeft, axisY, picLeft+p.plot, axisY)
-	step := 10 * time.Second
-	if to.Sub(from) > 3*time.Minute {
-		step = time.Minute
-	}
-	for d := time.Duration(0); d <= to.Sub(from); d += step {
-		x := p.x(from.Add(d))
-		fmt.Fprintf(&p.b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#222"/>`+"\n", x, axisY, x, axisY+5)
-		text(&p.b, x-8, axisY+19, 12, "#444", "", fmt.Sprintf("%gs", d.Seconds()))
-	}
-	text(&p.b, picLeft, axisY+40, 12, "#444", "", "seconds since the first fault. Green: "+green+". Coloured strips: the faults, on their target's lane. Checker: overlaps (red: unexplained) and stalls.")
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" font-family="DejaVu Sans, Arial, sans-serif">`+"\n", picWidth, axisY+56)
+	p.findings(rep)
+	p.axis(words, in.Group != nil)
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" font-family="DejaVu Sans, Arial, sans-serif">`+"\n", picWidth, p.y("checker")+laneH+94)
+	fmt.Fprintln(w, `<defs><pattern id="unread" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="2.5" height="6" fill="#8C8C8C"/></pattern></defs>`)
 	fmt.Fprintln(w, `<rect width="100%" height="100%" fill="white"/>`)
 	io.WriteString(w, p.b.String())
 	fmt.Fprintln(w, "</svg>")
 }
 
+// laneNames are the processes' lanes, sorted: every one with a bar, every
+// one a fault hit, and a group's members and watcher, listed or not.
+func laneNames(in Input, bars []bar) []string {
+	var names []string
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, b := range bars {
+		add(b.lane)
+	}
+	for _, f := range in.Faults {
+		add(laneOf(f)) // a process that writes no line: its faults on the ZooKeeper lane would read as the servers'
+	}
+	if in.Group != nil {
+		for _, m := range append(memberNames(in.Group.Lives), watcherName) {
+			add(m)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// laneOf is the process lane a fault is drawn on: its target's, or for an
+// operator's delete of a member's or a key's znode, that member's or key's
+// updater's; "" for the servers' faults and an election's znodes.
+func laneOf(f Fault) string {
+	switch {
+	case f.Kind.hitsAProcess():
+		return f.Target
+	case f.Kind != DeleteLeader:
+		return ""
+	case strings.HasPrefix(f.Target, groupPath+"/"):
+		return memberHit(f)
+	}
+	return keyHit(f)
+}
+
+// findings marks on the checker's lane every finding that has a moment:
+// overlaps, stalls, and each recipe's own.
+func (p *picture) findings(rep Report) {
+	y := p.y("checker")
+	for _, o := range rep.Overlaps {
+		c := "#FF9896"
+		if !o.Explained() {
+			c = "#D62728"
+		}
+		p.mark(y, o.From, o.To, c, "overlap "+o.A+" and "+o.B+" "+string(o.Window))
+	}
+	for _, s := range rep.Stalls {
+		p.mark(y, s.From, s.To, "#D62728", "stall")
+	}
+	for _, c := range []struct {
+		what  string
+		found []Finding
+	}{{"counter jump", rep.CounterJumps}, {"epoch drop", rep.EpochDrops}, {"wrong listing", rep.Listing}, {"wrong watcher report", rep.Watcher},
+		{"value went back", rep.WentBack}, {"duplicate ID", rep.Duplicates}, {"ID below a restore", rep.BelowRestore}} {
+		for _, f := range c.found {
+			if !f.Time.IsZero() {
+				p.mark(y, f.Time, f.Time, "#D62728", c.what+": "+f.Detail)
+			}
+		}
+	}
+}
+
+// axis draws the time axis and, under it, what the colours mean.
+func (p *picture) axis(words words, group bool) {
+	axisY := p.y("checker") + laneH + 6
+	fmt.Fprintf(&p.b, `<line x1="%d" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#222"/>`+"\n", picLeft, axisY, picLeft+p.plot, axisY)
+	step := 10 * time.Second
+	if p.to.Sub(p.from) > 3*time.Minute {
+		step = time.Minute
+	}
+	for d := time.Duration(0); d <= p.to.Sub(p.from); d += step {
+		x := p.x(p.from.Add(d))
+		fmt.Fprintf(&p.b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#222"/>`+"\n", x, axisY, x, axisY+5)
+		text(&p.b, x-8, axisY+19, 12, "#444", "", fmt.Sprintf("%gs", d.Seconds()))
+	}
+	key := []string{"Seconds since the first fault. Green: " + words.green + "."}
+	if group {
+		key = append(key, "Hatched: the operator could not read the group (a server killed, or the quorum lost); empty: read, and not listed.")
+	}
+	key = append(key, "Coloured strips: the faults, on their target's lane. Checker: "+words.checker+".")
+	for i, k := range key {
+		text(&p.b, picLeft, axisY+40+float64(i)*16, 12, "#444", "", k)
+	}
+}
+
 // legend names the colour of every kind that happened, with its count.
-func (p *picture) legend(y float64, faults []Fault) {
+func (p *picture) legend(y float64, words words, faults []Fault) {
 	x := 16.0
 	for _, k := range Kinds() {
 		n := 0
@@ -123,7 +193,7 @@ func (p *picture) legend(y float64, faults []Fault) {
 		if n == 0 {
 			continue
 		}
-		label := fmt.Sprintf("%s ×%d", k, n)
+		label := fmt.Sprintf("%s ×%d", words.kindName(k), n)
 		w := 18 + 7.2*float64(len([]rune(label))) + 14
 		if x+w > picWidth-16 {
 			x, y = 16, y+16 // a second row

@@ -197,20 +197,9 @@ func (c *Config) stallBound() time.Duration {
 	return 0
 }
 
-// greenMeans says what a green bar on a lane of the picture shows.
-func (c *Config) greenMeans() string {
-	switch c.Recipe {
-	case RecipeLock:
-		return "a lock holder's CMD writing"
-	case RecipeGroup:
-		return "a member in ZooKeeper's listing"
-	case RecipeConfig:
-		return "a watcher printing a value"
-	case RecipeSeqid:
-		return "a worker handed IDs"
-	}
-	return "a speaker writing"
-}
+// words are the recipe's own names, for its report, progress lines and
+// picture.
+func (c *Config) words() words { return wordsOf(c.Recipe) }
 
 // slotNames are the names of the soak's processes, in start order.
 func (c *Config) slotNames() []string {

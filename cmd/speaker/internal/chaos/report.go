@@ -12,30 +12,25 @@ import (
 // lines are written, so a time can be looked up there.
 const clock = "15:04:05.000"
 
-// Write prints the report as plain text for a student: what the faults
-// cost, then each class of problem with every instance on a line of its
-// own, and last a line that reads PASS or FAIL with what failed.
+// Write prints the report as plain text for a student, in the words of
+// the recipe the soak ran: what the faults cost, then each class of
+// problem with every instance on a line of its own, and last a line that
+// reads PASS or FAIL with what failed.
 func (r Report) Write(w io.Writer) {
+	words := wordsOf(r.Recipe)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "fault\tn\thandovers\tmin\tmedian\tmax\tno line after")
+	fmt.Fprintln(tw, "fault\tn\t"+strings.Join(words.columns, "\t"))
 	for _, k := range r.Kinds {
-		h := k.Handover
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%d\n", k.Kind, k.N, h.N, ms(h.N, h.Min), ms(h.N, h.Median), ms(h.N, h.Max), h.NoLine)
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", words.kindName(k.Kind), k.N, strings.Join(words.row(k.Handover), "\t"))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "(n: faults injected; handovers: those that hit the leader and were followed by a line,")
-	fmt.Fprintln(w, " with min/median/max of the time from the fault to the next line by anyone;")
-	fmt.Fprintln(w, " no line after: those that hit the leader with no line after them before the end)")
+	for _, l := range words.key {
+		fmt.Fprintln(w, l)
+	}
 	fmt.Fprintln(w)
 
-	fmt.Fprintf(w, "lines %d, writers %d (%s), terms %d\n", r.Lines, len(r.Writers), strings.Join(r.Writers, ", "), r.Terms)
-	writeFindings(w, "torn lines", r.TornLines)
-	writeFindings(w, "counter jumps", r.CounterJumps)
-	if r.Fence {
-		writeFindings(w, "epoch drops", r.EpochDrops)
-	} else {
-		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
-	}
+	fmt.Fprintln(w, r.summaryLine())
+	r.writeLineChecks(w)
 	switch {
 	case r.Config:
 		writeFindings(w, "values that went back", r.WentBack)
@@ -52,19 +47,19 @@ func (r Report) Write(w io.Writer) {
 		writeFindings(w, "IDs below a restore", r.BelowRestore)
 		fmt.Fprintln(w, "overlaps: not looked for (workers take IDs side by side)")
 	default:
-		r.writeOverlaps(w)
+		r.writeOverlaps(w, words)
 	}
 	fmt.Fprintf(w, "stalls: %s\n", count(len(r.Stalls)))
 	if len(r.Stalls) > 0 {
-		fmt.Fprintln(w, "  (the bound: session + tick + interval + slack after the silence began or the last fault healed)")
+		fmt.Fprintf(w, "  (the bound: %s)\n", words.bound)
 	}
 	for _, s := range r.Stalls {
-		fmt.Fprintf(w, "  silence %s to %s, %s past the bound; faults around it: %s\n",
-			at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(s.Faults))
+		fmt.Fprintf(w, "  %s %s to %s, %s past the bound; faults around it: %s\n",
+			words.silence, at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(words, s.Faults))
 	}
 	fmt.Fprintf(w, "leaks: %s\n", count(len(r.Leaks)))
 	for _, l := range r.Leaks {
-		fmt.Fprintf(w, "  %s is still in ZooKeeper after every speaker exited\n", l)
+		fmt.Fprintf(w, "  %s is still in ZooKeeper after every process exited\n", l)
 	}
 	fmt.Fprintf(w, "bad exits: %s\n", count(len(r.BadExits)))
 	for _, e := range r.BadExits {
@@ -78,15 +73,39 @@ func (r Report) Write(w io.Writer) {
 	fmt.Fprintln(w, "PASS")
 }
 
+// writeLineChecks prints the checks of the out file's own lines. A
+// speaker and a lock's CMD write them, so a crash can tear one, and their
+// epochs are the fence's. The other recipes' lines are the soak's own
+// record of what it read: a problem there is the soak's, printed only
+// when there is one, and they carry no epoch.
+func (r Report) writeLineChecks(w io.Writer) {
+	if r.Recipe != RecipeSpeaker && r.Recipe != RecipeLock {
+		if len(r.TornLines) > 0 {
+			writeFindings(w, "torn lines", r.TornLines)
+		}
+		if len(r.CounterJumps) > 0 {
+			writeFindings(w, "counter jumps", r.CounterJumps)
+		}
+		return
+	}
+	writeFindings(w, "torn lines", r.TornLines)
+	writeFindings(w, "counter jumps", r.CounterJumps)
+	if r.Fence {
+		writeFindings(w, "epoch drops", r.EpochDrops)
+	} else {
+		fmt.Fprintln(w, "epoch drops: not checked (no --fence)")
+	}
+}
+
 // writeOverlaps lists the overlaps, the explained ones with the window
 // and faults that explain them.
-func (r Report) writeOverlaps(w io.Writer) {
+func (r Report) writeOverlaps(w io.Writer, words words) {
 	bad := r.unexplained()
 	fmt.Fprintf(w, "overlaps: %d explained, %d unexplained\n", len(r.Overlaps)-bad, bad)
 	for _, o := range r.Overlaps {
 		span := fmt.Sprintf("%s and %s both wrote from %s to %s", o.A, o.B, at(o.From), at(o.To))
 		if o.Explained() {
-			fmt.Fprintf(w, "  explained: %s: %s, by %s\n", span, o.Window, faultList(o.Faults))
+			fmt.Fprintf(w, "  explained: %s: %s, by %s\n", span, o.Window, faultList(words, o.Faults))
 		} else {
 			fmt.Fprintf(w, "  UNEXPLAINED: %s\n", span)
 		}
@@ -110,20 +129,21 @@ func writeFindings(w io.Writer, what string, found []Finding) {
 	}
 }
 
-// faultList names faults briefly: kind, target, when (one moment for an
-// instant fault), and whether it hit the leader.
-func faultList(faults []Fault) string {
+// faultList names faults briefly, in the recipe's words: kind, target,
+// when (one moment for an instant fault), and whether it hit the leader
+// (the holder).
+func faultList(words words, faults []Fault) string {
 	if len(faults) == 0 {
 		return "none"
 	}
 	parts := make([]string, len(faults))
 	for i, f := range faults {
-		parts[i] = fmt.Sprintf("%s %s %s-%s", f.Kind, f.Target, at(f.Start), at(f.End))
+		parts[i] = fmt.Sprintf("%s %s %s-%s", words.kindName(f.Kind), f.Target, at(f.Start), at(f.End))
 		if f.End.Equal(f.Start) { // an instant fault: a reset, a delete
-			parts[i] = fmt.Sprintf("%s %s %s", f.Kind, f.Target, at(f.Start))
+			parts[i] = fmt.Sprintf("%s %s %s", words.kindName(f.Kind), f.Target, at(f.Start))
 		}
-		if f.Leader {
-			parts[i] += " (leader)"
+		if f.Leader && words.lead != "" {
+			parts[i] += " (" + words.lead + ")"
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"zkspeaker/internal/ensemble"
-	"zkspeaker/speaker"
 )
 
 // soak is one run: its configuration, its random plan, the ensemble, the
@@ -34,6 +33,7 @@ type soak struct {
 	began        time.Time
 	ended        time.Time
 	busy
+	lines faultLines // the progress lines, in the order the faults began
 
 	mu     sync.Mutex
 	faults []Fault
@@ -122,14 +122,15 @@ func (s *soak) check(ctx context.Context, out string, final map[string]int64) (R
 		return Report{}, err
 	}
 	sort.Slice(s.faults, func(i, j int) bool { return s.faults[i].Start.Before(s.faults[j].Start) })
-	rep, err := Check(Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left,
+	in := Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left, Recipe: cfg.Recipe,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
 		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: s.ended, GoodStatus: cfg.goodStatus,
-		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput(), Config: s.configInput(final)})
+		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput(), Config: s.configInput(final)}
+	rep, err := Check(in)
 	if err != nil {
 		return Report{}, err
 	}
-	return rep, s.writeFiles(rep, data)
+	return rep, s.writeFiles(rep, in)
 }
 
 // Slack is added to every bound the checker holds the soak to: the time a
@@ -211,15 +212,17 @@ func awaitFirstLine(ctx context.Context, out string) error {
 }
 
 // writeFiles leaves the soak's record: the fault log in the events format
-// that `speaker timeline --events` reads, the summary, and the picture.
-func (s *soak) writeFiles(rep Report, out []byte) error {
+// that `speaker timeline --events` reads, the summary, and the picture,
+// each in the recipe's words.
+func (s *soak) writeFiles(rep Report, in Input) error {
 	var log strings.Builder
-	for _, f := range s.faults {
+	words := s.cfg.words()
+	for _, f := range in.Faults {
 		note := strings.Join(strings.Fields(f.Note), " ")
-		if f.Leader {
-			note = strings.TrimSpace("leader " + note)
+		if f.Leader && words.lead != "" {
+			note = strings.TrimSpace(words.lead + " " + note)
 		}
-		fmt.Fprintf(&log, "%s %s %s %s\n", f.Start.UTC().Format(time.RFC3339Nano), f.Kind, f.Target, note)
+		fmt.Fprintf(&log, "%s %s %s %s\n", f.Start.UTC().Format(time.RFC3339Nano), words.kindName(f.Kind), f.Target, note)
 	}
 	if err := os.WriteFile(filepath.Join(s.cfg.Dir, "faults.log"), []byte(log.String()), 0o644); err != nil {
 		return err
@@ -229,11 +232,7 @@ func (s *soak) writeFiles(rep Report, out []byte) error {
 	if err := os.WriteFile(filepath.Join(s.cfg.Dir, "summary.txt"), []byte(sum.String()), 0o644); err != nil {
 		return err
 	}
-	tl, err := speaker.ReadTimeline(strings.NewReader(string(out)))
-	if err != nil {
-		return err
-	}
 	var svg strings.Builder
-	writePicture(&svg, s.cfg.String(), s.cfg.greenMeans(), tl, s.faults, rep, s.began, s.ended)
+	writePicture(&svg, s.cfg.String(), in, rep)
 	return os.WriteFile(filepath.Join(s.cfg.Dir, "timeline.svg"), []byte(svg.String()), 0o644)
 }

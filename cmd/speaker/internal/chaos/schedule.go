@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -114,12 +113,15 @@ func (s *soak) plan(ctx context.Context, d draw) (planned, bool) {
 			for i := range s.ens.Addrs {
 				p.servers = append(p.servers, i+1)
 			}
-		default:
-			p.leader = true
+		default: // the operator's deletes: the leader's znode, or a member's or a key's
+			p.leader, p.pick = s.cfg.words().lead != "", d.pick
 		}
 		return p, true
 	}
-	leader := s.op.leader()
+	var leader string // a group's members and a configuration's processes have none
+	if s.cfg.words().lead != "" {
+		leader = s.op.leader()
+	}
 	var free []*speakerProc
 	for _, sp := range s.speakers {
 		if !s.isBusy(sp.name) {
@@ -194,26 +196,14 @@ func (s *soak) schedule(ctx context.Context, until time.Time) {
 		if !ok {
 			continue
 		}
+		ticket := s.expectFault()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer s.release(targetOf(p))
-			f := s.inject(ctx, p)
-			s.record(f)
+			s.record(ticket, s.inject(ctx, p))
 		}()
 	}
-}
-
-// record adds a fault to the log and tells the progress writer.
-func (s *soak) record(f Fault) {
-	s.mu.Lock()
-	s.faults = append(s.faults, f)
-	s.mu.Unlock()
-	who := f.Target
-	if f.Leader {
-		who += " (the leader)"
-	}
-	fmt.Fprintf(s.cfg.Progress, "chaos: +%5.1fs  %-13s %-22s %s\n", f.Start.Sub(s.began).Seconds(), f.Kind, who, f.Note)
 }
 
 func (s *soak) noteExit(e Exit) {

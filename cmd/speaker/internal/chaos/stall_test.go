@@ -72,7 +72,7 @@ func TestStallAtTheEdges(t *testing.T) {
 	if !reflect.DeepEqual(r.Stalls, want) {
 		t.Errorf("to End: stalls = %+v, want %+v", r.Stalls, want)
 	}
-	if h := r.Kinds[HoleLong].Handover; h != (Handover{NoLine: 1}) {
+	if h := r.Kinds[HoleLong].Handover; h != (Handover{On: 1, NoLine: 1}) {
 		t.Errorf("hole-long handover %+v, want no line after", h)
 	}
 
@@ -84,7 +84,7 @@ func TestStallAtTheEdges(t *testing.T) {
 	if r.Stalls != nil {
 		t.Errorf("a line after End: stalls = %+v", r.Stalls)
 	}
-	if h := r.Kinds[Kill].Handover; h != (Handover{NoLine: 1}) {
+	if h := r.Kinds[Kill].Handover; h != (Handover{On: 1, NoLine: 1}) {
 		t.Errorf("a line after End: kill handover %+v, want no line after", h)
 	}
 	o = (&outFile{}).speak("s1", 1, 10, 0, 10).speak("s1", 11, 10, 10500*time.Millisecond, 10)

@@ -52,6 +52,8 @@ if [ -n "$busy" ]; then
 	echo "  ${busy//$'\n'/$'\n'  }" >&2
 	exit 1
 fi
-"$here/ensemble.sh" clean
+# ensemble.sh names each server it stops; those that did not run are noise.
+cleaned=$("$here/ensemble.sh" clean) || exit 1 # it said why; delete nothing
+grep -v 'is not running$' <<<"$cleaned" || true
 rm -rf "$out_root"
 echo "removed $out_root: start again with an empty out.txt and a new ensemble"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	speakerstatus "zkspeaker/cmd/speaker/internal/status"
 	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
 )
@@ -55,10 +56,12 @@ func TestStatusAsksEveryServer(t *testing.T) {
 	// A killed candidate watches nothing, though its znode stays until its
 	// session expires.
 	procs["c"].Kill()
+	killed := time.Now()
 	got := asLeader()
 	if rs := rows(got); len(rs) != 3 || rs[2].name != "c" || rs[2].watches != "none: not connected" {
 		t.Errorf("want c, killed, shown with its znode and as not connected:\n%s", got)
 	}
+	expiresAt(t, watcher, "c", killed, 15*time.Second)
 
 	// b's server goes down: b's session cannot move (it knows no other
 	// server), and no server that answers can say what b watches.
@@ -126,5 +129,39 @@ func TestStatusWatchThroughZooKeeperLeaderChange(t *testing.T) {
 	}
 	if s := watcher.Stderr(); s != "" {
 		t.Errorf("status --watch wrote to stderr, across its display:\n%s", s)
+	}
+}
+
+// gone is the line status --watch prints of a candidate whose process is
+// gone, with the time its session expires.
+var gone = regexp.MustCompile(`(?m)^  (\S+)'s process is gone \(not connected\): a server last heard from it at \S+, so its (\S+) session expires at (\d\d:\d\d:\d\d\.\d\d\d), and its znode goes then$`)
+
+// expiresAt waits for status --watch to say that name's process is gone,
+// and holds the expiry it gives to what the servers can know: its session
+// ends a session timeout after they last heard from it, which is before
+// the kill, and after the ping before the look that last saw it connected.
+func expiresAt(t *testing.T, watcher *zktest.Process, name string, killed time.Time, session time.Duration) {
+	t.Helper()
+	var m []string
+	electiontest.Eventually(t, 10*time.Second, "status --watch says that "+name+"'s process is gone", func() bool {
+		for _, f := range gone.FindAllStringSubmatch(watcher.Stdout(), -1) {
+			if f[1] == name {
+				m = f
+			}
+		}
+		return m != nil
+	})
+	clock, err := time.Parse("15:04:05.000", m[3])
+	if err != nil || m[2] != session.String() {
+		t.Fatalf("status says %q: want a %v session and a time", m[0], session)
+	}
+	y, mo, d := killed.UTC().Date()
+	expires := time.Date(y, mo, d, clock.Hour(), clock.Minute(), clock.Second(), clock.Nanosecond(), time.UTC)
+	// The look before the kill was at most a recheck before it; the
+	// session's last ping at most a third of its timeout before that.
+	earliest := killed.Add(session - session/3 - speakerstatus.Recheck - electiontest.Slack)
+	if latest := killed.Add(session); expires.Before(earliest) || expires.After(latest) {
+		t.Errorf("status says %s's session expires at %s; killed at %s, want between %s and %s",
+			name, m[3], killed.UTC().Format("15:04:05.000"), earliest.UTC().Format("15:04:05.000"), latest.UTC().Format("15:04:05.000"))
 	}
 }

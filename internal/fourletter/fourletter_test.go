@@ -28,9 +28,17 @@ func TestSessionsAndWatches(t *testing.T) {
 	if _, _, _, err := rz.ExistsW(ctx, "/not/there"); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := fourletter.Sessions(ctx, cluster.Server(0))
-	if err != nil || !slices.Contains(ids, rz.SessionID()) {
-		t.Errorf("cons: %x, %v; want our session 0x%x among them", ids, err, rz.SessionID())
+	conns, err := fourletter.Sessions(ctx, cluster.Server(0))
+	i := slices.IndexFunc(conns, func(c fourletter.Conn) bool { return c.ID == rz.SessionID() })
+	if err != nil || i < 0 {
+		t.Fatalf("cons: %+v, %v; want our session 0x%x among them", conns, err, rz.SessionID())
+	}
+	// The server heard from us at the ExistsW above, or at a ping since:
+	// within a third of the session timeout, on this machine's clock.
+	ours := conns[i]
+	if age := time.Since(ours.Heard); ours.Timeout != 5*time.Second || ours.Heard.IsZero() || age < 0 || age > ours.Timeout/3+time.Second {
+		t.Errorf("cons says of our session: timeout %v, last heard %v ago (at %v); want 5s, and within a ping's time",
+			ours.Timeout, age, ours.Heard)
 	}
 	w, err := fourletter.Watches(ctx, cluster.Server(0))
 	if err != nil || !slices.Contains(w[rz.SessionID()], "/not/there") {

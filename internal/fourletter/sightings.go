@@ -17,11 +17,19 @@ type Sightings struct {
 	// Self is the asker's own session, which is no candidate.
 	Self int64
 
+	// At is when the servers were asked.
+	At time.Time
+
 	watches map[int64][]string // data watches, of sessions on servers that answered wchc
 	where   map[int64]string   // the server of each session connected to one that answered both cons and wchc
 	// complete is true when every server of the ensemble answered cons and
 	// wchc: a session then missing from every answer has no connection.
 	complete bool
+	// heard is what the servers last said of each session's life: now for
+	// the sessions connected, at an earlier look for the others, until
+	// their sessions must have expired (see Life).
+	heard    map[int64]Heard
+	answered map[string]bool // the servers that answered cons and wchc
 }
 
 // Visibility says how much the servers can tell of one session.
@@ -44,7 +52,7 @@ const (
 // server each session is connected to, and whether every server answered.
 // Gather makes them from the servers; tests make their own.
 func NewSightings(watches map[int64][]string, where map[int64]string, complete bool) Sightings {
-	return Sightings{watches: watches, where: where, complete: complete}
+	return Sightings{watches: watches, where: where, complete: complete, At: time.Now()}
 }
 
 // Session returns the data watches of session id, and whether they can be
@@ -82,28 +90,31 @@ func (s Sightings) Complete() bool { return s.complete }
 
 // answer is one server's reply to the three words.
 type answer struct {
-	info     ServerInfo
-	watches  map[int64][]string
-	sessions []int64
-	ok       bool // both cons and wchc answered
+	info    ServerInfo
+	watches map[int64][]string
+	conns   []Conn
+	ok      bool // both cons and wchc answered
 }
 
 // A client that has just moved to another server (as all do while the
 // ensemble elects a new leader) shows in cons a moment before its watches
-// are back. So when a look catches a session without a watch, gather looks
-// again, rewatch later, up to relooks times: without that, a follower
-// would flicker as "all (children)?". A session that still shows none
-// watches only what wchc cannot list, or is very slow to come back.
+// are back. So when a look catches such a session without a watch, gather
+// looks again, rewatch later, up to relooks times: without that, a
+// follower would flicker as "all (children)?". A session that still shows
+// none watches only what wchc cannot list, or is very slow to come back.
 const (
 	rewatch = 300 * time.Millisecond
 	relooks = 2
 )
 
 // Gather asks every member what it knows of the sessions; self is the
-// asker's own, which needs no watch.
-func Gather(ctx context.Context, m Members, self int64) Sightings {
+// asker's own, which needs no watch. before is what an earlier Gather
+// returned (the zero Sightings for the first): what the servers said then
+// of a session they no longer list tells when it was last heard from, and
+// a session that had watches then and has none now is looked at again.
+func Gather(ctx context.Context, m Members, self int64, before Sightings) Sightings {
 	s := gatherOnce(ctx, m)
-	for i := 0; i < relooks && s.bare(self); i++ {
+	for i := 0; i < relooks && s.bare(self, before); i++ {
 		select {
 		case <-ctx.Done():
 		case <-time.After(rewatch):
@@ -111,13 +122,19 @@ func Gather(ctx context.Context, m Members, self int64) Sightings {
 		}
 	}
 	s.Self = self
+	s.remember(before)
 	return s
 }
 
-// bare reports whether a session seen, other than self, has no watch.
-func (s Sightings) bare(self int64) bool {
+// bare reports whether a session seen, other than self, has no watch,
+// though it had some at the look before, or is new since then: a session
+// that never watches anything is no reason to look again.
+func (s Sightings) bare(self int64, before Sightings) bool {
 	for id := range s.where {
-		if id != self && len(s.watches[id]) == 0 {
+		if id == self || len(s.watches[id]) > 0 {
+			continue
+		}
+		if _, known := before.where[id]; !known || len(before.watches[id]) > 0 {
 			return true
 		}
 	}
@@ -140,15 +157,24 @@ func gatherOnce(ctx context.Context, m Members) Sightings {
 	}
 	wg.Wait()
 
-	s := Sightings{watches: map[int64][]string{}, where: map[int64]string{}, complete: m.Complete}
+	s := Sightings{watches: map[int64][]string{}, where: map[int64]string{}, complete: m.Complete,
+		heard: map[int64]Heard{}, answered: map[string]bool{}, At: time.Now()}
 	for _, a := range answers {
 		s.Servers = append(s.Servers, a.info)
 		if !a.ok {
 			s.complete = false
 			continue
 		}
-		for _, id := range a.sessions {
-			s.where[id] = a.info.Addr
+		s.answered[a.info.Addr] = true
+		for _, c := range a.conns {
+			s.where[c.ID] = a.info.Addr
+			h := Heard{Timeout: c.Timeout, At: c.Heard, Server: a.info.Addr}
+			if h.At.IsZero() {
+				// Not on this machine's clock: it was heard from no later
+				// than now, and no earlier than a ping's time ago.
+				h.At, h.Guessed = s.At, true
+			}
+			s.heard[c.ID] = h
 		}
 		for id, paths := range a.watches {
 			for _, p := range paths {
@@ -169,8 +195,8 @@ func askServer(ctx context.Context, addr string) answer {
 	if info.Mode == "down" {
 		return a
 	}
-	sessions, errC := Sessions(ctx, addr)
+	conns, errC := Sessions(ctx, addr)
 	watches, errW := Watches(ctx, addr)
-	a.sessions, a.watches, a.ok = sessions, watches, errC == nil && errW == nil
+	a.conns, a.watches, a.ok = conns, watches, errC == nil && errW == nil
 	return a
 }

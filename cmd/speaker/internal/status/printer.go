@@ -22,10 +22,10 @@ import (
 // show the new ones.
 const settle = 150 * time.Millisecond
 
-// recheck is how often --watch asks the servers again. No ZooKeeper watch
-// reports a server going down, or a candidate moving to another server, so
-// this one part polls.
-const recheck = 2 * time.Second
+// Recheck is how often --watch asks the servers again, whatever the
+// watches say: no ZooKeeper watch reports a server going down, a candidate
+// moving to another server or a process dying, so this one part polls.
+const Recheck = 2 * time.Second
 
 // Render draws an election that was read before with what the servers say
 // now, so that --watch can redraw it without reading the znodes again.
@@ -51,10 +51,11 @@ type Printer struct {
 	watching bool        // Watch, not Once: the hint says --watch
 	others   []otherView // the Others as last read
 
-	render  Render             // the election as last read
-	readErr error              // why the last read failed, for --watch
-	members fourletter.Members // the servers asked
-	last    string             // what was printed last, without its time
+	render  Render               // the election as last read
+	readErr error                // why the last read failed, for --watch
+	members fourletter.Members   // the servers asked
+	seen    fourletter.Sightings // what they said last
+	last    string               // what was printed last, without its time
 }
 
 // Once reads the election and prints it.
@@ -75,7 +76,7 @@ func (s *Printer) Once(ctx context.Context, rz *recoverable.RecoverableZookeeper
 // ctx is done.
 func (s *Printer) Watch(ctx context.Context, rz *recoverable.RecoverableZookeeper) error {
 	s.watching = true
-	ticker := time.NewTicker(recheck)
+	ticker := time.NewTicker(Recheck)
 	defer ticker.Stop()
 	// Observe first tells the state the session is in now: only a change
 	// of it is news.
@@ -141,7 +142,8 @@ func (s *Printer) await(ctx context.Context, rz *recoverable.RecoverableZookeepe
 // prints it unless nothing changed since the last print.
 func (s *Printer) show(ctx context.Context, rz *recoverable.RecoverableZookeeper) {
 	s.members = fourletter.ReadMembers(ctx, rz.Get, s.Servers, s.members)
-	seen := fourletter.Gather(ctx, s.members, rz.SessionID())
+	seen := fourletter.Gather(ctx, s.members, rz.SessionID(), s.seen)
+	s.seen = seen
 	var b strings.Builder
 	if s.render != nil {
 		s.render(&b, seen)

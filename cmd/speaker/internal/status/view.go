@@ -46,6 +46,9 @@ func WriteSequential(b *strings.Builder, v nodemonitor.View, s fourletter.Sighti
 		fmt.Fprintf(tw, "  %010d\t%s\t0x%x\t%s\t%s\n", seat.Seq, seat.Data, seat.Owner, w, role)
 	}
 	_ = tw.Flush()
+	for _, seat := range v.Seats {
+		writeLife(b, seat.Data, seat.Owner, s)
+	}
 	if shown[inferredChildren] {
 		fmt.Fprintln(b, "  ? inferred: the servers list exists and get watches only; a candidate with none watches the whole list (--watch children), or is between two watches")
 	}
@@ -101,6 +104,7 @@ func WriteSingleFile(b *strings.Builder, h znodemonitor.Holder, s fourletter.Sig
 		fmt.Fprintf(b, "  nobody holds %s: %s\n", h.Path, nobodySpeaks)
 	} else {
 		fmt.Fprintf(b, "  leader  %s  session 0x%x  epoch %d\n", h.Data, h.Owner, h.Czxid)
+		writeLife(b, h.Data, h.Owner, s)
 	}
 	var waiting []string
 	readers := 0

@@ -24,10 +24,13 @@ const (
 func (h *Hub) probeServers(ctx context.Context, rz *recoverable.RecoverableZookeeper, given []string, poke <-chan struct{}) {
 	tick := time.NewTicker(probeEvery)
 	defer tick.Stop()
-	var members fourletter.Members
+	var (
+		members fourletter.Members
+		seen    fourletter.Sightings
+	)
 	for {
 		members = fourletter.ReadMembers(ctx, rz.Get, given, members)
-		seen := fourletter.Gather(ctx, members, rz.SessionID())
+		seen = fourletter.Gather(ctx, members, rz.SessionID(), seen)
 		if ctx.Err() != nil {
 			return
 		}

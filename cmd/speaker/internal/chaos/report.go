@@ -101,7 +101,7 @@ func (r Report) writeLineChecks(w io.Writer) {
 // and faults that explain them.
 func (r Report) writeOverlaps(w io.Writer, words words) {
 	bad := r.unexplained()
-	fmt.Fprintf(w, "overlaps: %d explained, %d unexplained\n", len(r.Overlaps)-bad, bad)
+	fmt.Fprintf(w, "%s: %d explained, %d unexplained\n", words.overlaps, len(r.Overlaps)-bad, bad)
 	for _, o := range r.Overlaps {
 		span := fmt.Sprintf("%s and %s both wrote from %s to %s", o.A, o.B, at(o.From), at(o.To))
 		if o.Explained() {

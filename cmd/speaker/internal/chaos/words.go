@@ -31,6 +31,9 @@ type words struct {
 	green, wrote string
 	// checker says what the checker's lane shows.
 	checker string
+	// overlaps names two writers at once: a lock's are two critical
+	// sections.
+	overlaps string
 }
 
 // speakerWords are the election's: a leader, its handovers and terms.
@@ -44,7 +47,7 @@ var speakerWords = words{
 	deleteKind: "delete-leader",
 	silence:    "silence", bound: "session + tick + interval + slack after the silence began or the last fault healed",
 	green: "a speaker writing", wrote: "wrote",
-	checker: "overlaps (red: unexplained) and stalls",
+	checker: "overlaps (red: unexplained) and stalls", overlaps: "overlaps",
 }
 
 // recipeWords are the other programs', by Config.Recipe.
@@ -59,13 +62,14 @@ var recipeWords = map[string]words{
 		deleteKind: "delete-holder",
 		silence:    "no line of CMD from", bound: "session + tick + interval + slack after the silence began or the last fault healed",
 		green: "a lock holder's CMD writing", wrote: "its CMD wrote, holding the lock,",
-		checker: "overlapping critical sections (red: unexplained), epoch drops and stalls",
+		checker: "overlapping critical sections (red: unexplained), epoch drops and stalls", overlaps: "overlapping critical sections",
 	},
 	RecipeGroup: {
 		counts:  func(h Handover) []int { return []int{h.On, h.LeftOut} },
 		columns: []string{"on a member", "left out", "min", "median", "max", "not back"},
 		key: []string{"(n: faults injected; on a member: those on a member's process, network or znode;",
-			" left out: those after which the member was left out of the listing, with min/median/max",
+			" left out: those after which the member was left out of the listing by a reading before its next fault",
+			" (of faults close together, the last one is counted), with min/median/max",
 			" of the time from the fault to the first reading that listed it again;",
 			" not back: left out, and not listed again before the end)"},
 		deleteKind: "delete-member",

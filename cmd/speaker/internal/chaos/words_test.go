@@ -28,7 +28,8 @@ var recipeReports = []struct {
 			o := (&outFile{}).speak("s1", 1, 10, 0, 10).speak("s2", 1, 20, 1500*time.Millisecond, 10)
 			return input(o, 3*time.Second, fault(Kill, "s1", 1050*time.Millisecond, 1050*time.Millisecond, true))
 		},
-		want:  []string{"lines of CMD 20, critical sections 2, contenders that held the lock 2 (s1, s2)\n", "hit the holder"},
+		want: []string{"lines of CMD 20, critical sections 2, contenders that held the lock 2 (s1, s2)\n", "hit the holder",
+			"overlapping critical sections: 0 explained, 0 unexplained\n"},
 		rows:  []string{"kill 1 1 450ms 450ms 450ms 0"},
 		never: []string{"leader", "terms", "speaker"},
 	},
@@ -44,7 +45,7 @@ var recipeReports = []struct {
 				fault(Kill, "m3", 8*time.Second, 8*time.Second, false),
 			}, gaps: []gap{{member: "m1", from: 3500 * time.Millisecond, to: 6 * time.Second}, {member: "m3", from: 8500 * time.Millisecond}}}.input()
 		},
-		want:  []string{"readings 50, members 3 (m1, m2, m3), watcher reports 4\n", "left out of the listing"},
+		want:  []string{"readings 50, members 3 (m1, m2, m3), watcher reports 4\n", "left out of the listing by a reading before its next fault"},
 		rows:  []string{"stop-long 1 1 1 5s 5s 5s 0", "stop-short 1 1 0 - - - 0", "kill 1 1 1 - - - 1"},
 		never: []string{"leader", "handover", "terms", "speaker", "writers", "epoch"},
 	},

@@ -65,7 +65,7 @@ var recipeReports = []struct {
 				Final: map[string]int64{"u1": 6}, Unsure: map[string]map[int64]bool{"u1": {}}, Tried: map[string]int{"u1": 6}}
 			return in
 		},
-		want:  []string{"values seen by the watchers 6 (v1), writes tried 6, acknowledged 6\n", "its key's watcher"},
+		want:  []string{"values seen by the watchers 6 (v1), writes tried 6, acknowledged 6\n", "its key's watcher", "leaks: not looked for"},
 		rows:  []string{"stop-short 1 1 400ms 400ms 400ms 0"},
 		never: []string{"leader", "handover", "terms", "speaker", "writers", "epoch"},
 	},

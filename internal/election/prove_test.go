@@ -106,7 +106,13 @@ func TestAtLeastOneLeadsOnlyOnWhatTheLeaderApplied(t *testing.T) {
 			c := Run(rz, l, r, Config{Policy: AtLeastOne, Logger: zktest.Logger(t)})
 			t.Cleanup(c.Close)
 			if tc.leads {
+				// The state turns active just before the listener is
+				// told: wait for the listener.
 				waitState(t, c, StateActive)
+				deadline := time.Now().Add(10 * time.Second)
+				for l.Terms() == 0 && time.Now().Before(deadline) {
+					time.Sleep(5 * time.Millisecond)
+				}
 			} else {
 				deadline := time.Now().Add(10 * time.Second)
 				for r.checked() < 2 && time.Now().Before(deadline) {

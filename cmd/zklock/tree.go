@@ -88,15 +88,21 @@ func readStat(pid int) (name string, state byte, ppid int, ok bool) {
 	return string(b[open+1 : end]), fields[0][0], ppid, err == nil
 }
 
-// signalTree sends sig to every process below us, and looks again until a
-// look finds none it has not signalled: a process may fork between a look
-// and its signal, and its child must not escape. A stopped or killed
-// process forks no more, so for SIGSTOP and SIGKILL this ends with the
-// whole tree signalled.
+// signalTree sends sig to every process below us. For SIGSTOP and
+// SIGKILL it looks again until a look finds none it has not signalled: a
+// process may fork between a look and its signal, and its child must not
+// escape; a stopped or killed process forks no more, so this ends with the
+// whole tree signalled. SIGTERM and SIGCONT go out once, to the processes
+// there are: a SIGTERM is a request, and the process that a trap starts to
+// clean up must not be asked to stop in turn (systemd asks once, too).
 func signalTree(sig syscall.Signal) {
 	self := os.Getpid()
 	sent := map[int]bool{}
-	for range 100 { // a fork bomb must not hold the watchdog for ever
+	rounds := 1
+	if sig == syscall.SIGSTOP || sig == syscall.SIGKILL {
+		rounds = 100 // a fork bomb must not hold the watchdog for ever
+	}
+	for range rounds {
 		fresh := false
 		for _, p := range descendants(self) {
 			if !sent[p.pid] {

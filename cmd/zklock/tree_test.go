@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -192,5 +193,27 @@ func TestFgInTimeThawsCMDsTree(t *testing.T) {
 	}
 	if !strings.Contains(p.Stderr(), "fg: in time, and the lock is still ours: CMD and all it started thawed") {
 		t.Errorf("the log does not say that fg thawed CMD's tree:\n%s", p.Stderr())
+	}
+}
+
+// SIGTERM to zklock asks CMD's tree to stop once, as systemd does: a
+// CMD whose trap starts a cleanup process must see it run to its end,
+// not be asked to stop in turn.
+func TestATermTrapsCleanupRuns(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "cleaned")
+	p := run(t, zktest.Shared(t).ConnString(), "--", "/bin/sh", "-c", fmt.Sprintf(
+		`trap 'sh -c "sleep 0.2; echo cleaned > %s"; exit 0' TERM; echo started >&2; while :; do sleep 0.05; done`, file))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.WaitForStderr(ctx, "started"); err != nil {
+		t.Fatal(err)
+	}
+	p.Term()
+	if code := wait(t, p, 10*time.Second); code != 0 {
+		t.Errorf("exit %d, want 0: CMD's trap exits 0\n%s", code, p.Stderr())
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "cleaned\n" {
+		t.Fatalf("the trap's cleanup did not run to its end (%q, %v)", b, err)
 	}
 }

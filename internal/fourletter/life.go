@@ -32,12 +32,6 @@ const forget = time.Minute
 // remember keeps, for each session not connected now, what an earlier
 // look heard of it, until its session must have expired.
 func (s *Sightings) remember(before Sightings) {
-	for id, h := range s.heard {
-		if h.Guessed {
-			h.At = h.At.Add(-h.Timeout / 3) // the client pings every third of its timeout
-			s.heard[id] = h
-		}
-	}
 	for id, h := range before.heard {
 		if _, now := s.heard[id]; !now && s.At.Before(h.Expires().Add(forget)) {
 			s.heard[id] = h

@@ -114,15 +114,17 @@ const (
 // a session that had watches then and has none now is looked at again.
 func Gather(ctx context.Context, m Members, self int64, before Sightings) Sightings {
 	s := gatherOnce(ctx, m)
+	s.remember(before)
 	for i := 0; i < relooks && s.bare(self, before); i++ {
 		select {
 		case <-ctx.Done():
 		case <-time.After(rewatch):
-			s = gatherOnce(ctx, m)
+			next := gatherOnce(ctx, m)
+			next.remember(s) // a session seen at the first look and gone since
+			s = next
 		}
 	}
 	s.Self = self
-	s.remember(before)
 	return s
 }
 
@@ -170,9 +172,9 @@ func gatherOnce(ctx context.Context, m Members) Sightings {
 			s.where[c.ID] = a.info.Addr
 			h := Heard{Timeout: c.Timeout, At: c.Heard, Server: a.info.Addr}
 			if h.At.IsZero() {
-				// Not on this machine's clock: it was heard from no later
-				// than now, and no earlier than a ping's time ago.
-				h.At, h.Guessed = s.At, true
+				// Not on this machine's clock: a live client pings every
+				// third of its timeout, so it was heard from since then.
+				h.At, h.Guessed = s.At.Add(-c.Timeout/3), true
 			}
 			s.heard[c.ID] = h
 		}

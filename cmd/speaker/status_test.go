@@ -92,31 +92,8 @@ func TestStatus(t *testing.T) {
 	cluster := zktest.Start(t, 3)
 	servers := cluster.ConnString()
 
-	// First, while the default paths are fresh: the course's fifth
-	// terminal follows /election with --watch; the class stops the
-	// sequential speakers and starts single-file ones. The terminal must
-	// not just say that nobody speaks: it says what to run, and shows the
-	// election where someone does.
-	t.Run("the fifth terminal", func(t *testing.T) {
-		out := filepath.Join(t.TempDir(), "out.txt")
-		watcher := zktest.RunSpeaker(t, "status", "--watch", "--servers", servers)
-		seq := speakers(t, servers, out, "sequential", 200*time.Millisecond, "s1")
-		electiontest.Eventually(t, 10*time.Second, "status --watch shows s1", func() bool { return len(rows(watcher.Stdout())) == 1 })
-		stop(t, seq["s1"])
-		electiontest.Eventually(t, 10*time.Second, "status --watch shows nobody", func() bool { return strings.Contains(watcher.Stdout(), "no candidates: nobody speaks") })
-		single := speakers(t, servers, out, "single-file", 200*time.Millisecond, "f1")
-		defer stop(t, single["f1"]) // before the next subtest races for /speaker
-		defer func() {
-			if t.Failed() {
-				t.Logf("status --watch printed:\n%s", watcher.Stdout())
-			}
-		}()
-		hint := regexp.MustCompile(`(?s)no candidates: nobody speaks\n.*speaker status --watch --election single-file.*\n  leader  f1  session`)
-		electiontest.Eventually(t, 10*time.Second, "status --watch says how to follow /speaker, and shows it", func() bool {
-			frames := strings.Split(watcher.Stdout(), "election /election (sequential) at")
-			return hint.MatchString(frames[len(frames)-1])
-		})
-	})
+	// First, while the default paths are fresh.
+	t.Run("the fifth terminal", func(t *testing.T) { fifthTerminal(t, servers) })
 
 	t.Run("sequential", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "out.txt")
@@ -251,4 +228,29 @@ func stop(t *testing.T, p *zktest.Process) {
 	if code, err := p.Wait(ctx); err != nil || code != 0 {
 		t.Errorf("speaker on SIGTERM: exit %d, %v", code, err)
 	}
+}
+
+// fifthTerminal is the course's fifth terminal: it follows /election with
+// --watch; the class stops the sequential speakers and starts single-file
+// ones. The terminal must not just say that nobody speaks: it says what to
+// run, and shows the election where someone does.
+func fifthTerminal(t *testing.T, servers string) {
+	out := filepath.Join(t.TempDir(), "out.txt")
+	watcher := zktest.RunSpeaker(t, "status", "--watch", "--servers", servers)
+	seq := speakers(t, servers, out, "sequential", 200*time.Millisecond, "s1")
+	electiontest.Eventually(t, 10*time.Second, "status --watch shows s1", func() bool { return len(rows(watcher.Stdout())) == 1 })
+	stop(t, seq["s1"])
+	electiontest.Eventually(t, 10*time.Second, "status --watch shows nobody", func() bool { return strings.Contains(watcher.Stdout(), "no candidates: nobody speaks") })
+	single := speakers(t, servers, out, "single-file", 200*time.Millisecond, "f1")
+	defer stop(t, single["f1"]) // before the next subtest races for /speaker
+	defer func() {
+		if t.Failed() {
+			t.Logf("status --watch printed:\n%s", watcher.Stdout())
+		}
+	}()
+	hint := regexp.MustCompile(`(?s)no candidates: nobody speaks\n.*speaker status --watch --election single-file.*\n  leader  f1  session`)
+	electiontest.Eventually(t, 10*time.Second, "status --watch says how to follow /speaker, and shows it", func() bool {
+		frames := strings.Split(watcher.Stdout(), "election /election (sequential) at")
+		return hint.MatchString(frames[len(frames)-1])
+	})
 }

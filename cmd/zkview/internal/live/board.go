@@ -17,6 +17,10 @@ type Board struct {
 	Notified float64 `json:"notified"`
 	// Cause names what changed, for the page's footer.
 	Cause string `json:"cause"`
+	// Now is zkview's clock when the Board was sent, in Unix
+	// milliseconds: the page counts a session's expiry down on zkview's
+	// clock, whatever its own says.
+	Now float64 `json:"now"`
 
 	Election  *Election  `json:"election,omitempty"`
 	Single    *Election  `json:"single,omitempty"`
@@ -61,6 +65,10 @@ type Candidate struct {
 	Role string `json:"role"`
 	// Epoch is the znode's czxid: the epoch on a leader's lines.
 	Epoch int64 `json:"epoch,omitempty"`
+	// Since is when its znode was made (ctime, Unix milliseconds), for a
+	// candidate zkview found in line when it started; 0 for one it saw
+	// join.
+	Since float64 `json:"since,omitempty"`
 	// Session is the owner's session id, in hex.
 	Session string `json:"session,omitempty"`
 	// Server is where that session is connected, "" when no server that
@@ -73,6 +81,19 @@ type Candidate struct {
 	// Watches are the znodes (child names) it watches, by the servers'
 	// wchc; "*" is the whole parent.
 	Watches []string `json:"watches"`
+	// Life is how its session stands (fourletter.LifeState): "connected",
+	// "silent" (connected, but not heard from for more than half its
+	// timeout: its process is stopped, or cut off), "cut off" (its server
+	// does not answer), "gone" (its process is gone: no server holds it)
+	// or "unknown".
+	Life string `json:"life"`
+	// Heard is when a server last heard from its session, in Unix
+	// milliseconds, and Timeout its session timeout in milliseconds; both
+	// 0 while it is connected (they change with every ping) or unknown.
+	// Its session expires at Heard+Timeout unless it comes back: the
+	// page's countdown.
+	Heard   float64 `json:"heard,omitempty"`
+	Timeout float64 `json:"timeout,omitempty"`
 }
 
 // Group is a group's members.

@@ -12,15 +12,15 @@ import (
 
 // draw makes a Board of what the readers saw.
 func (p *parts) draw() Board {
-	b := Board{Group: p.group, Config: p.config, Sequences: p.sequences, Out: p.out, Servers: []Server{}}
+	b := Board{Group: p.group, Config: p.config, Sequences: p.sequences, Out: withHandovers(p.out, p.handovers), Servers: []Server{}}
 	if p.election != nil {
-		b.Election = line(p.electionPanel, "sequential", "leader", *p.election, p.sightings)
+		b.Election = line(p.electionPanel, "sequential", "leader", *p.election, p.sightings, p.made)
 	}
 	if p.lock != nil {
-		b.Lock = line(p.lockPanel, "lock", "holder", *p.lock, p.sightings)
+		b.Lock = line(p.lockPanel, "lock", "holder", *p.lock, p.sightings, p.made)
 	}
 	if p.single != nil {
-		b.Single = singleFile(p.singlePanel, *p.single, p.sightings)
+		b.Single = singleFile(p.singlePanel, *p.single, p.sightings, p.made)
 	}
 	for _, s := range p.sightings.Servers {
 		b.Servers = append(b.Servers, Server{Addr: s.Addr, Mode: s.Mode, Connections: s.Connections})
@@ -31,11 +31,11 @@ func (p *parts) draw() Board {
 // line draws a sequential election or a lock's queue: the first in line
 // leads (or holds), each other one waits on what the servers say it
 // watches.
-func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sightings) *Election {
+func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sightings, made map[string]float64) *Election {
 	e := &Election{Panel: p, Kind: kind, Candidates: []Candidate{}}
 	e.Path, e.Exists = v.Path, v.Exists
 	for i, seat := range v.Seats {
-		c := candidate(seat.Data, seat.Owner, s)
+		c := candidate(seat.Data, seat.Owner, made[v.Path+"/"+seat.Name], s)
 		c.Znode, c.Epoch, c.Role = seat.Name, seat.Czxid, "waiting"
 		if i == 0 {
 			c.Role = first
@@ -67,11 +67,11 @@ func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sighting
 // leaves in the watch lists. A session that watches the znode without a
 // name is a reader (speaker status --watch, another zkview), not a
 // candidate, and is not drawn.
-func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Election {
+func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings, made map[string]float64) *Election {
 	e := &Election{Panel: p, Kind: "single-file", Candidates: []Candidate{}}
 	e.Path, e.Exists = h.Path, h.Held
 	if h.Held {
-		c := candidate(h.Data, h.Owner, s)
+		c := candidate(h.Data, h.Owner, made[h.Path], s)
 		c.Role, c.Epoch = "leader", h.Czxid
 		e.Candidates = append(e.Candidates, c)
 	}
@@ -85,7 +85,7 @@ func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Electio
 			continue // a reader
 		}
 		name, _ := znodemonitor.TaggedName(h.Path, paths[i])
-		c := candidate(name, id, s)
+		c := candidate(name, id, 0, s)
 		c.Role, c.Watches = "waiting", []string{"*"}
 		waiting = append(waiting, c)
 	}
@@ -95,9 +95,11 @@ func singleFile(p Panel, h znodemonitor.Holder, s fourletter.Sightings) *Electio
 }
 
 // candidate is a contender by its name and its session, as the servers see
-// that session.
-func candidate(name string, owner int64, s fourletter.Sightings) Candidate {
-	c := Candidate{Name: name, Session: fmt.Sprintf("0x%x", owner), Watches: []string{}}
+// that session: where it is connected, and, when it is not plainly alive,
+// when they last heard from it and when its session expires. since is when
+// its znode was made, for one found in line at zkview's start (else 0).
+func candidate(name string, owner int64, since float64, s fourletter.Sightings) Candidate {
+	c := Candidate{Name: name, Session: fmt.Sprintf("0x%x", owner), Watches: []string{}, Since: since}
 	_, vis := s.Session(owner)
 	switch vis {
 	case fourletter.Seen:
@@ -106,6 +108,19 @@ func candidate(name string, owner int64, s fourletter.Sightings) Candidate {
 		c.Seen = "not connected"
 	default:
 		c.Seen = "unknown"
+	}
+	state, heard, known := s.Life(owner)
+	c.Life = state.String()
+	if state == fourletter.Gone && !known && since == 0 {
+		// A session no look has seen yet: most likely one that joined
+		// after the servers were last asked, not a dead one.
+		c.Life, c.Seen = fourletter.Unknown.String(), "unknown"
+	}
+	if known && state != fourletter.Alive {
+		c.Heard, c.Timeout = millis(heard.At), float64(heard.Timeout.Milliseconds())
+		if state == fourletter.CutOff {
+			c.Server = heard.Server // the server that does not answer
+		}
 	}
 	return c
 }

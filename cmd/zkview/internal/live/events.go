@@ -8,16 +8,21 @@ import (
 
 // changes says in words what differs between two Boards, for the event
 // log: who joined and who left, who leads now and after how long without
-// a leader, which server went down, which key changed.
-func (h *Hub) changes(old, next Board) []Event {
-	at := millis(h.now())
+// a leader, which server went down, which key changed. told is when the
+// ZooKeeper notification behind the change arrived (or now, when none
+// did): a handover starts then. What the first look at a panel finds
+// carries its own time, where ZooKeeper or the file gives one: a znode's
+// creation, a line's time.
+func (h *Hub) changes(old, next Board, told time.Time) []Event {
 	var out []Event
-	say := func(kind, format string, args ...any) {
+	sayAt := func(at float64, kind, format string, args ...any) {
 		out = append(out, Event{At: at, Kind: kind, Text: fmt.Sprintf(format, args...)})
 	}
-	h.line(say, "sequential election", old.Election, next.Election)
-	h.line(say, "single-file election", old.Single, next.Single)
-	h.line(say, "lock", old.Lock, next.Lock)
+	now := millis(h.now())
+	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
+	h.line(sayAt, told, "sequential election", old.Election, next.Election)
+	h.line(sayAt, told, "single-file election", old.Single, next.Single)
+	h.line(sayAt, told, "lock", old.Lock, next.Lock)
 	if old.Group != nil && next.Group != nil {
 		members(say, next.Group.Path, old.Group.Members, next.Group.Members)
 	}
@@ -28,53 +33,83 @@ func (h *Hub) changes(old, next Board) []Event {
 		say("leader", "%s leads the persistence of the sequences now", next.Sequences.Leader)
 	}
 	servers(say, old.Servers, next.Servers)
-	writers(say, old.Out, next.Out)
+	writers(sayAt, old.Out, next.Out)
 	return out
 }
 
-type sayer func(kind, format string, args ...any)
+type (
+	sayer   func(kind, format string, args ...any)
+	sayerAt func(at float64, kind, format string, args ...any)
+)
 
 // line tells the joins, leaves and changes of leader of one line of
-// candidates.
-func (h *Hub) line(say sayer, what string, old, next *Election) {
+// candidates, and the life of each one's session. A candidate found in
+// line at zkview's first look joined when its znode was made; when the
+// leader found then began to lead, ZooKeeper does not keep (the out file's
+// history may tell), so it is told as found, at that look.
+func (h *Hub) line(sayAt sayerAt, told time.Time, what string, old, next *Election) {
 	if next == nil {
 		return
 	}
+	now := millis(h.now())
+	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
 	var before []Candidate
 	if old != nil {
 		before = old.Candidates
 	}
 	for _, c := range next.Candidates {
 		if find(before, c.Name) == nil {
-			say("join", "%s joined the %s %s", c.Name, what, next.Path)
+			sayAt(first(c.Since, now), "join", "%s joined the %s %s", c.Name, what, next.Path)
 		}
 	}
 	for _, c := range before {
 		if find(next.Candidates, c.Name) != nil {
 			continue
 		}
-		if c.Seen == "not connected" {
-			say("expired", "%s left the %s: its session expired (no server held it)", c.Name, what)
+		if gone(c) {
+			say("expired", "%s left the %s: its session expired", c.Name, what)
 		} else {
 			say("leave", "%s left the %s", c.Name, what)
 		}
 	}
-	was, now := leader(before), leader(next.Candidates)
+	h.lives(say, before, next.Candidates)
+	was, is := leader(before), leader(next.Candidates)
 	switch {
-	case now == nil && was != nil:
-		h.since[what] = h.now()
+	case is == nil && was != nil:
+		h.vacant[what] = handover{At: millis(told), From: was.Name}
 		say("leader", "nobody leads the %s now", what)
-	case now != nil && (was == nil || was.Name != now.Name || was.Epoch != now.Epoch):
+	case is != nil && old == nil:
+		say("leader", "%s %s (epoch %s), as zkview found it", is.Name, verb(is.Role), epoch(is.Epoch))
+	case is != nil && (was == nil || was.Name != is.Name || was.Epoch != is.Epoch):
 		how := ""
-		if t, ok := h.since[what]; ok {
-			how = fmt.Sprintf(", after %s without one", h.now().Sub(t).Round(time.Millisecond))
+		ho, ok := h.vacant[what]
+		if ok {
+			how = fmt.Sprintf(", after %s without one", ms(millis(told)-ho.At))
 		} else if was != nil {
 			how = fmt.Sprintf(": took over from %s in one change", was.Name)
+			ho = handover{At: millis(told), From: was.Name}
 		}
-		delete(h.since, what)
-		say("leader", "%s %s now (epoch %d)%s", now.Name, verb(now.Role), now.Epoch, how)
+		delete(h.vacant, what)
+		if ho.From != "" {
+			ho.To = is.Name
+			h.parts.handovers = append(h.parts.handovers[max(0, len(h.parts.handovers)-shownSpans):], ho)
+		}
+		say("leader", "%s %s now (epoch %s)%s", is.Name, verb(is.Role), epoch(is.Epoch), how)
 	}
 }
+
+// first is at when it is known (not 0), otherwise or.
+func first(at, or float64) float64 {
+	if at > 0 {
+		return at
+	}
+	return or
+}
+
+// epoch is a leader's epoch, the zxid that created its znode, as the page
+// shows it: ZooKeeper's own epoch and the transaction's counter in it
+// (4294967299 is 1:3). Its lines carry the whole number.
+func epoch(zxid int64) string { return fmt.Sprintf("%d:%d", zxid>>32, zxid&0xffffffff) }
 
 // verb is what a first in line does.
 func verb(role string) string {

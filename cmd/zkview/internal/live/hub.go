@@ -1,7 +1,9 @@
 package live
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,10 +28,11 @@ type Hub struct {
 	// a look that found nothing new.
 	content []byte
 	subs    map[chan []byte]struct{}
-	// since is when each election was last seen without a leader, to
-	// tell how long nobody led when the next one comes.
-	since map[string]time.Time
-	now   func() time.Time
+	// vacant is, for each election seen without a leader, who led last
+	// and when ZooKeeper told that it left: to tell how long nobody led
+	// when the next one comes, and to split the out file's gap there.
+	vacant map[string]handover
+	now    func() time.Time
 }
 
 // parts is what the readers saw, before it is drawn: the elections need
@@ -45,11 +48,19 @@ type parts struct {
 	config         *Config
 	sequences      *Sequences
 	out            *Out
+	// handovers are the last changes of leader zkview saw, which split
+	// the out file's gaps.
+	handovers []handover
+	// made holds the creation time (ctime, Unix milliseconds) of the
+	// znodes found at a look that no notification caused (the first
+	// one, or one after a reconnect): their candidates joined then.
+	made map[string]float64
 }
 
 // NewHub returns a Hub with an empty Board.
 func NewHub() *Hub {
-	h := &Hub{subs: map[chan []byte]struct{}{}, since: map[string]time.Time{}, now: time.Now}
+	h := &Hub{subs: map[chan []byte]struct{}{}, vacant: map[string]handover{}, now: time.Now}
+	h.parts.made = map[string]float64{}
 	h.board.Servers, h.board.Log = []Server{}, []Event{}
 	h.data, _ = json.Marshal(h.board)
 	return h
@@ -82,13 +93,13 @@ func (h *Hub) update(notified time.Time, cause string, f func(*parts)) {
 	h.content = content
 	next.Version = h.board.Version + 1
 	next.Cause = cause
+	told := h.now()
 	if !notified.IsZero() {
-		next.Notified = millis(notified)
+		next.Notified, told = millis(notified), notified
 	}
-	next.Log = append(h.board.Log, h.changes(h.board, next)...)
-	if len(next.Log) > maxLog {
-		next.Log = next.Log[len(next.Log)-maxLog:]
-	}
+	next.Log = merge(h.board.Log, h.changes(h.board, next, told))
+	next.Out = withHandovers(h.parts.out, h.parts.handovers) // with one this change may have told
+	next.Now = millis(h.now())
 	h.board = next
 	data, err := json.Marshal(next)
 	if err != nil {
@@ -98,6 +109,15 @@ func (h *Hub) update(notified time.Time, cause string, f func(*parts)) {
 	for ch := range h.subs {
 		offer(ch, data)
 	}
+}
+
+// merge adds events to the log in the order of their times (a first look
+// tells of what happened before zkview started), and keeps the last
+// maxLog.
+func merge(log, events []Event) []Event {
+	out := append(slices.Clone(log), events...)
+	slices.SortStableFunc(out, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
+	return out[max(0, len(out)-maxLog):]
 }
 
 // offer puts data in ch, replacing a Board the page has not taken yet:

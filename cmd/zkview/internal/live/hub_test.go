@@ -94,8 +94,8 @@ func TestOnlyChangesAreSentAndTold(t *testing.T) {
 	for _, e := range b.Log {
 		texts = append(texts, e.Text)
 	}
-	want := []string{"a joined the sequential election /election", "b joined the sequential election /election", "a leads now (epoch 100)",
-		"a left the sequential election", "b leads now (epoch 101): took over from a in one change"}
+	want := []string{"a joined the sequential election /election", "b joined the sequential election /election", "a leads (epoch 0:100), as zkview found it",
+		"a left the sequential election", "b leads now (epoch 0:101): took over from a in one change"}
 	if len(texts) != len(want) {
 		t.Fatalf("log %q, want %q", texts, want)
 	}

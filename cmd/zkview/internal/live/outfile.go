@@ -44,12 +44,19 @@ type Stretch struct {
 }
 
 // Gap is the time between one writer's last line and the next writer's
-// first: the failover as the file saw it.
+// first: the failover as the file saw it. Most of it is often idle time:
+// the old leader's interval had not come round again when it left, or its
+// session was still being waited out. Told splits it: the handover proper
+// runs from ZooKeeper's notification, when the old leader's znode went, to
+// the new leader's first line.
 type Gap struct {
 	From   float64 `json:"from"`
 	To     float64 `json:"to"`
 	Before string  `json:"before"`
 	After  string  `json:"after"`
+	// Told is when zkview got the notification that ended Before's term,
+	// in Unix milliseconds; 0 when it did not see it (it started later).
+	Told float64 `json:"told,omitempty"`
 }
 
 // Limits of what the panel reads and keeps: the strip draws the recent
@@ -167,40 +174,4 @@ func tail(path string) ([]byte, error) {
 		data = nil
 	}
 	return data, nil
-}
-
-// writers tells who writes now, and after how long, and each overlap.
-func writers(say sayer, old, next *Out) {
-	if old == nil || next == nil {
-		return
-	}
-	for _, g := range next.Gaps {
-		if !containsGap(old.Gaps, g) {
-			say("leader", "%s writes to the out file, %s after %s's last line", g.After,
-				time.Duration((g.To-g.From)*float64(time.Millisecond)).Round(time.Millisecond), g.Before)
-		}
-	}
-	for _, o := range next.Overlaps {
-		if !containsSpan(old.Overlaps, o) {
-			say("overlap", "%s both wrote at once", o.Name)
-		}
-	}
-}
-
-func containsGap(gs []Gap, g Gap) bool {
-	for _, x := range gs {
-		if x.From == g.From && x.After == g.After {
-			return true
-		}
-	}
-	return false
-}
-
-func containsSpan(ss []Stretch, s Stretch) bool {
-	for _, x := range ss {
-		if x.From == s.From && x.Name == s.Name {
-			return true
-		}
-	}
-	return false
 }

@@ -3,7 +3,9 @@ package live
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -70,7 +72,22 @@ func (h *Hub) followLine(ctx context.Context, rz *recoverable.RecoverableZookeep
 		if err != nil {
 			return nil, err
 		}
-		h.update(notified, kind+" "+p.Path, func(pp *parts) { set(pp, &v, p) })
+		var made map[string]float64
+		if notified.IsZero() {
+			var znodes []string
+			for _, seat := range v.Seats {
+				znodes = append(znodes, p.Path+"/"+seat.Name)
+			}
+			made = madeAt(ctx, rz, znodes)
+		}
+		h.update(notified, kind+" "+p.Path, func(pp *parts) {
+			set(pp, &v, p)
+			maps.DeleteFunc(pp.made, func(z string, _ float64) bool { // the ones that left
+				name, ok := strings.CutPrefix(z, p.Path+"/")
+				return ok && !slices.ContainsFunc(v.Seats, func(s nodemonitor.Seat) bool { return s.Name == name })
+			})
+			maps.Copy(pp.made, made)
+		})
 		poke()
 		return wake, nil
 	}, func(err error) {
@@ -95,7 +112,15 @@ func (h *Hub) followSingle(ctx context.Context, rz *recoverable.RecoverableZooke
 		if err != nil {
 			return nil, err
 		}
-		h.update(notified, "single-file "+p.Path, func(pp *parts) { pp.single, pp.singlePanel = &holder, p })
+		var made map[string]float64
+		if notified.IsZero() && holder.Held {
+			made = madeAt(ctx, rz, []string{p.Path})
+		}
+		h.update(notified, "single-file "+p.Path, func(pp *parts) {
+			pp.single, pp.singlePanel = &holder, p
+			delete(pp.made, p.Path) // the znode of a holder that may have gone since
+			maps.Copy(pp.made, made)
+		})
 		poke()
 		return wake, nil
 	}, func(err error) {
@@ -153,4 +178,18 @@ func children(ctx context.Context, rz *recoverable.RecoverableZookeeper, path st
 		slices.Sort(names)
 		return names, true, wake, nil
 	}
+}
+
+// madeAt reads when each znode was made (its ctime, in Unix milliseconds),
+// for candidates found in line by a look that no notification caused:
+// they joined then, not when zkview looked. A znode that went meanwhile is
+// left out.
+func madeAt(ctx context.Context, rz *recoverable.RecoverableZookeeper, znodes []string) map[string]float64 {
+	made := map[string]float64{}
+	for _, z := range znodes {
+		if ok, st, err := rz.Exists(ctx, z); err == nil && ok {
+			made[z] = float64(st.Ctime)
+		}
+	}
+	return made
 }

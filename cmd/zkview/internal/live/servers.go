@@ -9,12 +9,13 @@ import (
 )
 
 // The servers say nothing of themselves through a watch: a server going
-// down, or a candidate moving to another server, shows only when asked.
-// So this one part asks, every probeEvery, and settleFor after each change
-// of an election, when the candidates have had a moment to set their new
-// watches.
+// down, a candidate moving to another server, a process that dies or
+// stops, show only when asked. So this one part asks, every probeEvery
+// (often enough that a killed leader's card counts its session down
+// within a second), and settleFor after each change of an election, when
+// the candidates have had a moment to set their new watches.
 const (
-	probeEvery = time.Second
+	probeEvery = 500 * time.Millisecond
 	settleFor  = 150 * time.Millisecond
 )
 

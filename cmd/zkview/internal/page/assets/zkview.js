@@ -1,7 +1,9 @@
 // zkview's page: it takes each Board the server streams (Server-Sent
 // Events) and draws it whole. Every candidate, contender and member is an
-// element with data-name and data-role; every server one with data-server
-// and data-mode, so that scripts and tests can read the page.
+// element with data-name and data-role (and a candidate's card data-life);
+// every server one with data-server and data-mode, so that scripts and
+// tests can read the page. Between Boards, a timer counts down the
+// sessions of candidates that the servers no longer hear from.
 "use strict";
 
 const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"];
@@ -11,6 +13,11 @@ const palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2
 window.zkviewLatencies = [];
 window.zkviewVersion = 0;
 let lastKeys = {};
+// skew is zkview's clock minus the page's: countdowns run on zkview's.
+let skew = 0;
+// rawOpen keeps the out file's raw lines unfolded across redraws once
+// someone opens them.
+let rawOpen = false;
 
 const $ = (id) => document.getElementById(id);
 function esc(s) {
@@ -19,6 +26,16 @@ function esc(s) {
 function now() { return performance.timeOrigin + performance.now(); }
 function clock(ms) { return new Date(ms).toLocaleTimeString([], { hour12: false }) + "." + String(Math.floor(ms % 1000)).padStart(3, "0"); }
 function secs(ms) { return ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(2) + " s"; }
+
+// epoch is a leader's epoch (the zxid that created its znode) as
+// ZooKeeper's epoch and the transaction's counter: 4294967299 is 1:3. The
+// whole number, which its lines carry, is on hover.
+function epoch(e) { return Math.floor(e / 4294967296) + ":" + (e % 4294967296); }
+function epochTitle(e) {
+  return `epoch=${e} on its lines: the zxid that created its znode, 0x${e.toString(16)}: transaction ${e % 4294967296} of ZooKeeper's epoch ${Math.floor(e / 4294967296)}`;
+}
+// short is a server's address without a local host.
+function short(addr) { return String(addr || "").replace(/^(127\.0\.0\.1|localhost|\[::1\])(?=:)/, ""); }
 
 // show fills a panel, or hides it when its znode is missing and no flag
 // named it.
@@ -52,18 +69,53 @@ function arrow(e, c, i) {
 }
 
 // seq is a sequential znode's number, without the protected prefix that
-// finds a lost create.
+// finds a lost create (the whole name is on hover).
 function seq(znode) {
   const m = /(\d{10})$/.exec(znode || "");
-  return m ? "znode …" + m[1] : "";
+  return m ? `<span title="znode ${esc(znode)}">…${m[1]}</span>` : "";
 }
 
+// card is one candidate: its name and role, its place and epoch, where its
+// session is connected (its id on hover), and, when the servers no longer
+// hear from it, why, and its session counting down to its expiry.
 function card(c) {
-  const epoch = c.role !== "waiting" && c.epoch ? ` · epoch ${c.epoch}` : "";
-  const where = c.seen === "connected" ? `on ${esc(c.server)}` : `<span class="gone">${esc(c.seen)}</span>`;
-  return `<div class="cand" data-name="${esc(c.name)}" data-role="${esc(c.role)}">` +
-    `<span class="role">${esc(c.role)}</span><div class="name">${esc(c.name)}</div>` +
-    `<div class="meta">${esc(seq(c.znode))}${epoch}<br>session ${esc(c.session)} ${where}</div></div>`;
+  const life = c.life || "connected";
+  const paused = life === "silent" || life === "cut off";
+  const state = paused ? " · paused" : "";
+  const meta = [seq(c.znode)];
+  if (c.role !== "waiting" && c.epoch) meta.push(`<span title="${esc(epochTitle(c.epoch))}">epoch ${epoch(c.epoch)}</span>`);
+  meta.push(where(c));
+  return `<div class="cand" data-name="${esc(c.name)}" data-role="${esc(c.role)}" data-life="${esc(life)}">` +
+    `<span class="role">${esc(c.role)}${state}</span><div class="name">${esc(c.name)}</div>` +
+    `<div class="meta">${meta.filter((m) => m).join(" · ")}</div>${countdown(c)}</div>`;
+}
+
+function where(c) {
+  const session = `session ${esc(c.session)}`;
+  switch (c.life) {
+    case "connected": return `<span title="${session} on ${esc(c.server)}">on ${esc(short(c.server))}</span>`;
+    case "silent": return `<span class="paused" title="${session}: connected, but its pings stopped: its process is stopped (kill -STOP, Ctrl-Z) or cut off">not heard from for <span class="age" data-heard="${c.heard}">${age(c.heard)}</span></span>`;
+    case "cut off": return `<span class="paused" title="${session} on ${esc(c.server)}, which does not answer: paused until it reaches another server">its server ${esc(short(c.server))} does not answer</span>`;
+    case "gone": return `<span class="gone" title="${session}: no server holds a connection for it: its process died, or it is moving to another server">process gone (not connected)</span>`;
+    default: return `<span class="gone" title="${session}">${esc(c.seen)}</span>`;
+  }
+}
+
+function countdown(c) {
+  if (!c.timeout || c.life === "connected") return "";
+  const at = c.heard + c.timeout;
+  return `<div class="countdown" data-expires="${at}" title="a server last heard from it at ${clock(c.heard)}; its session timeout is ${secs(c.timeout)}">${left(at)}</div>`;
+}
+function left(at) {
+  const ms = at - (now() + skew);
+  return ms > 0 ? `session expires in ${(ms / 1000).toFixed(1)} s` : "session expires now, at the servers' next tick";
+}
+function age(heard) { return ((now() + skew - heard) / 1000).toFixed(1) + " s"; }
+
+// tick moves every countdown on, between Boards.
+function tick() {
+  document.querySelectorAll(".countdown[data-expires]").forEach((el) => { el.textContent = left(+el.dataset.expires); });
+  document.querySelectorAll(".age[data-heard]").forEach((el) => { el.textContent = age(+el.dataset.heard); });
 }
 
 function single(e) {
@@ -101,53 +153,16 @@ function sequences(s) {
 }
 
 function servers(list) {
-  if (!list.length) return `<div class="empty">not asked yet</div>`;
-  return list.map((s) => `<span class="server" data-server="${esc(s.addr)}" data-mode="${esc(s.mode)}">${esc(s.addr)} <span class="mode">${esc(s.mode)}</span>` +
-    (s.mode === "down" ? "" : ` · ${s.connections} conn.`) + `</span>`).join("");
-}
-
-function colour(out, name) {
-  const i = out.writers.indexOf(name);
-  return i < 0 ? "#999" : palette[i % palette.length];
-}
-
-// strip draws who wrote when over the last minute of the out file: a bar
-// per stretch of steady writing, each gap between writers with its length,
-// overlaps in red.
-function strip(out) {
-  if (!out.stretches.length) return "";
-  const W = 1000, rowH = 18, top = 22, names = out.writers, H = top + rowH * names.length + 22;
-  const end = Math.max(...out.stretches.map((s) => s.to));
-  const start = Math.max(Math.min(...out.stretches.map((s) => s.from)), end - 60000);
-  const span = Math.max(end - start, 1000);
-  const x = (t) => 110 + ((Math.max(t, start) - start) / span) * (W - 130);
-  let svg = `<svg class="strip" viewBox="0 0 ${W} ${H}" role="img" aria-label="who wrote when">`;
-  names.forEach((n, i) => {
-    svg += `<text x="4" y="${top + i * rowH + 13}">${esc(n)}</text>`;
-  });
-  for (const s of out.stretches) {
-    if (s.to < start) continue;
-    const i = names.indexOf(s.name);
-    svg += `<rect x="${x(s.from)}" y="${top + i * rowH + 3}" width="${Math.max(x(s.to) - x(s.from), 2)}" height="${rowH - 6}" fill="${colour(out, s.name)}"><title>${esc(s.name)} epoch ${s.epoch}</title></rect>`;
-  }
-  for (const g of out.gaps) {
-    if (g.to < start) continue;
-    const mid = (x(g.from) + x(g.to)) / 2;
-    svg += `<rect x="${x(g.from)}" y="${top}" width="${Math.max(x(g.to) - x(g.from), 3)}" height="${rowH * names.length}" fill="#f57c00" fill-opacity=".35"/>`;
-    svg += `<text class="gaplabel" x="${mid}" y="${top - 6}" text-anchor="middle">${secs(g.to - g.from)}</text>`;
-  }
-  for (const o of out.overlaps) {
-    if (o.to < start) continue;
-    svg += `<rect class="overlap" x="${x(o.from)}" y="${top}" width="${Math.max(x(o.to) - x(o.from), 3)}" height="${rowH * names.length}"><title>${esc(o.name)} at once</title></rect>`;
-  }
-  svg += `<text x="110" y="${H - 6}">${clock(start)}</text><text x="${W - 20}" y="${H - 6}" text-anchor="end">${clock(end)}</text></svg>`;
-  return svg;
+  if (!list.length) return `<span class="empty">servers not asked yet</span>`;
+  return list.map((s) => `<span class="server" data-server="${esc(s.addr)}" data-mode="${esc(s.mode)}" title="ZooKeeper server ${esc(s.addr)}: ${esc(s.mode)}` +
+    (s.mode === "down" ? ", or not answering" : `, ${s.connections} client connections`) + `">${esc(short(s.addr))} <span class="mode">${esc(s.mode)}</span></span>`).join("");
 }
 
 function outPanel(out) {
   if (!out.exists) return `<div class="empty">${esc(out.path)} does not exist yet: no speaker has spoken</div>`;
   const lines = out.lines.map((l) => `<div style="color:${colour(out, l.name)}">${esc(l.text)}</div>`).join("");
-  return strip(out) + `<div id="outlines">${lines}</div>`;
+  return strip(out, $("out").clientWidth - 24) +
+    `<details class="raw"${rawOpen ? " open" : ""}><summary>the file's last ${out.lines.length} lines</summary><div id="outlines">${lines}</div></details>`;
 }
 
 function events(log) {
@@ -167,13 +182,16 @@ function draw(b) {
     out.hidden = false;
     out.innerHTML = `<h2>Out file <code>${esc(b.out.path)}</code></h2>` + (b.out.err ? `<div class="err">${esc(b.out.err)}</div>` : "") + outPanel(b.out);
   } else out.hidden = true;
-  $("servers").innerHTML = `<h2>Servers</h2>` + servers(b.servers);
+  // No empty column: a column whose panels are all hidden goes.
+  for (const col of ["lines", "others"]) $(col).hidden = [...$(col).children].every((p) => p.hidden);
+  $("servers").innerHTML = servers(b.servers);
   events(b.log);
 }
 
 function take(msg) {
   const b = JSON.parse(msg.data);
   if (b.version <= window.zkviewVersion && b.version !== 0) return;
+  if (b.now > 0) skew = b.now - now();
   draw(b);
   window.zkviewVersion = b.version;
   if (b.notified > 0) {
@@ -190,4 +208,6 @@ function connect() {
   es.onerror = () => { $("link").dataset.state = "lost"; $("link").textContent = "zkview is not answering: trying again"; };
   es.onmessage = take;
 }
+document.addEventListener("toggle", (e) => { if (e.target.classList?.contains("raw")) rawOpen = e.target.open; }, true);
+setInterval(tick, 100);
 connect();

@@ -1,0 +1,104 @@
+package live
+
+import "fmt"
+
+// handover is a change of leader as zkview saw it in ZooKeeper: At is when
+// the notification that the old leader's znode went arrived, in Unix
+// milliseconds.
+type handover struct {
+	At       float64
+	From, To string
+}
+
+// withHandovers is out with each gap between two writers split where
+// ZooKeeper told of the change of leader behind it, when zkview saw one.
+// The notification comes after the old writer's last line and before the
+// new one's first; a little clock skew between zkview and the speakers is
+// allowed for.
+func withHandovers(out *Out, hs []handover) *Out {
+	if out == nil || len(hs) == 0 {
+		return out
+	}
+	told := *out
+	told.Gaps = make([]Gap, len(out.Gaps))
+	for i, g := range out.Gaps {
+		for _, h := range hs {
+			if h.From == g.Before && h.To == g.After && h.At >= g.From-skew && h.At <= g.To+skew {
+				g.Told = min(max(h.At, g.From), g.To)
+			}
+		}
+		told.Gaps[i] = g
+	}
+	return &told
+}
+
+// skew is how far outside the gap zkview's notification may seem to
+// arrive (in milliseconds): zkview and the new leader are told by
+// different servers, each as it applies the change, and the lines are
+// stamped by other processes' clocks. A handover faster than that shows as
+// under a millisecond.
+const skew = 50
+
+// writers tells who writes now, after how long, and how much of that was
+// the handover; and each overlap. The first look at the file tells its
+// history, each line at its own time.
+func writers(say sayerAt, old, next *Out) {
+	if next == nil {
+		return
+	}
+	if old == nil {
+		if len(next.Stretches) > 0 {
+			first := next.Stretches[0]
+			say(first.From, "leader", "%s writes to the out file (epoch %s)", first.Name, epoch(first.Epoch))
+		}
+		old = &Out{}
+	}
+	for _, g := range next.Gaps {
+		if containsGap(old.Gaps, g) {
+			continue
+		}
+		if g.Told > 0 {
+			say(g.To, "leader", "%s writes to the out file: handover %s (ZooKeeper's notification to its first line), after %s idle since %s's last line",
+				g.After, ms(g.To-g.Told), ms(g.Told-g.From), g.Before)
+		} else {
+			say(g.To, "leader", "%s writes to the out file, %s after %s's last line", g.After, ms(g.To-g.From), g.Before)
+		}
+	}
+	for _, o := range next.Overlaps {
+		if !containsSpan(old.Overlaps, o) {
+			say(o.From, "overlap", "%s both wrote at once", o.Name)
+		}
+	}
+}
+
+// ms is a span given in milliseconds, as a person reads it: "18 ms",
+// "6.18 s".
+func ms(d float64) string {
+	if d < 1 {
+		return "under 1 ms"
+	}
+	if d < 1000 {
+		return fmt.Sprintf("%.0f ms", d)
+	}
+	return fmt.Sprintf("%.2f s", d/1000)
+}
+
+// containsGap reports whether gs has g, by where it starts and who
+// wrote after it; whether it was split since does not matter.
+func containsGap(gs []Gap, g Gap) bool {
+	for _, x := range gs {
+		if x.From == g.From && x.After == g.After {
+			return true
+		}
+	}
+	return false
+}
+
+func containsSpan(ss []Stretch, s Stretch) bool {
+	for _, x := range ss {
+		if x.From == s.From && x.Name == s.Name {
+			return true
+		}
+	}
+	return false
+}

@@ -105,3 +105,30 @@ func TestOnlyChangesAreSentAndTold(t *testing.T) {
 		}
 	}
 }
+
+// A change of leader that zkview saw splits the out file's gap between the
+// two writers where ZooKeeper told of it: idle before, the handover after.
+// Told after the new leader's first line, zkview cannot time the handover.
+func TestGapSplitWhereZooKeeperTold(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		told        float64 // ms after the old leader's last line
+		split, late float64
+	}{
+		{"told inside the gap", 900, 900, 0},
+		{"told after the first line", 1020, 1000, 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewHub()
+			last := time.UnixMilli(1_000_000)
+			h.update(last.Add(-time.Second), "election", func(p *parts) { p.election = seats("a", "b") })
+			h.update(last.Add(time.Duration(c.told)*time.Millisecond), "election", func(p *parts) { p.election = seats("b") })
+			gap := Gap{From: millis(last), To: millis(last) + 1000, Before: "a", After: "b"}
+			h.update(time.Time{}, "out file", func(p *parts) { p.out = &Out{Exists: true, Gaps: []Gap{gap}} })
+			got := h.Board().Out.Gaps[0]
+			if got.Told != gap.From+c.split || got.Late != c.late {
+				t.Errorf("gap split at %+.0f ms, late %.0f ms; want %+.0f, late %.0f", got.Told-gap.From, got.Late, c.split, c.late)
+			}
+		})
+	}
+}

@@ -57,6 +57,10 @@ type Gap struct {
 	// Told is when zkview got the notification that ended Before's term,
 	// in Unix milliseconds; 0 when it did not see it (it started later).
 	Told float64 `json:"told,omitempty"`
+	// Late is how long after After's first line that notification reached
+	// zkview, when it did (Told is then To): the handover was too short
+	// for zkview to time.
+	Late float64 `json:"late,omitempty"`
 }
 
 // Limits of what the panel reads and keeps: the strip draws the recent

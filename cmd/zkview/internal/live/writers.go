@@ -25,6 +25,7 @@ func withHandovers(out *Out, hs []handover) *Out {
 		for _, h := range hs {
 			if h.From == g.Before && h.To == g.After && h.At >= g.From-skew && h.At <= g.To+skew {
 				g.Told = min(max(h.At, g.From), g.To)
+				g.Late = max(h.At-g.To, 0)
 			}
 		}
 		told.Gaps[i] = g
@@ -35,8 +36,10 @@ func withHandovers(out *Out, hs []handover) *Out {
 // skew is how far outside the gap zkview's notification may seem to
 // arrive (in milliseconds): zkview and the new leader are told by
 // different servers, each as it applies the change, and the lines are
-// stamped by other processes' clocks. A handover faster than that shows as
-// under a millisecond.
+// stamped by other processes' clocks. zkview can only be told after the
+// change: the handover it measures is never longer than the real one, and
+// one that zkview hears of only after the first line is too short for it
+// to time (Gap.Late).
 const skew = 50
 
 // writers tells who writes now, after how long, and how much of that was
@@ -57,10 +60,14 @@ func writers(say sayerAt, old, next *Out) {
 		if containsGap(old.Gaps, g) {
 			continue
 		}
-		if g.Told > 0 {
+		switch {
+		case g.Late > 0:
+			say(g.To, "leader", "%s writes to the out file: a handover shorter than zkview can time (it was told %s after the first line), after %s idle since %s's last line",
+				g.After, ms(g.Late), ms(g.Told-g.From), g.Before)
+		case g.Told > 0:
 			say(g.To, "leader", "%s writes to the out file: handover %s (ZooKeeper's notification to its first line), after %s idle since %s's last line",
 				g.After, ms(g.To-g.Told), ms(g.Told-g.From), g.Before)
-		} else {
+		default:
 			say(g.To, "leader", "%s writes to the out file, %s after %s's last line", g.After, ms(g.To-g.From), g.Before)
 		}
 	}
@@ -74,9 +81,6 @@ func writers(say sayerAt, old, next *Out) {
 // ms is a span given in milliseconds, as a person reads it: "18 ms",
 // "6.18 s".
 func ms(d float64) string {
-	if d < 1 {
-		return "under 1 ms"
-	}
 	if d < 1000 {
 		return fmt.Sprintf("%.0f ms", d)
 	}

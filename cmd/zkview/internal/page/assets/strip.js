@@ -48,9 +48,10 @@ function strip(out, width) {
 // handover's length, and the idle time's where there is room for it.
 function split(g, x, band, top) {
   const idle = g.told - g.from, hand = g.to - g.told;
-  const handText = hand < 1 ? "under 1 ms" : secs(hand);
+  const handText = g.late ? "shorter than zkview can time" : secs(hand);
   let svg = band("idle", g.from, g.told, `idle ${secs(idle)}: ${g.before}'s last line to ZooKeeper's notification that it left`) +
-    band("handover", g.told, g.to, `handover ${handText}: ZooKeeper's notification (as zkview got it) to ${g.after}'s first line`);
+    band("handover", g.told, g.to, g.late ? `handover: zkview was told ${secs(g.late)} after ${g.after}'s first line` :
+      `handover ${handText}: ZooKeeper's notification (as zkview got it, a little after ${g.after}) to ${g.after}'s first line`);
   svg += label(x, g.to, top, `handover ${handText}`, Infinity, "end");
   if (x(g.told) - x(g.from) > 70) svg += `<text class="idlelabel" x="${(x(g.from) + x(g.told)) / 2}" y="${top + 14}" text-anchor="middle">idle ${secs(idle)}</text>`;
   return svg;

@@ -160,6 +160,7 @@ function servers(list) {
 
 function outPanel(out) {
   if (!out.exists) return `<div class="empty">${esc(out.path)} does not exist yet: no speaker has spoken</div>`;
+  if (!out.lines.length) return `<div class="empty">empty: no speaker has spoken yet</div>`;
   const lines = out.lines.map((l) => `<div style="color:${colour(out, l.name)}">${esc(l.text)}</div>`).join("");
   return strip(out, $("out").clientWidth - 24) +
     `<details class="raw"${rawOpen ? " open" : ""}><summary>the file's last ${out.lines.length} lines</summary><div id="outlines">${lines}</div></details>`;

@@ -33,7 +33,7 @@ func (h *Hub) changes(old, next Board, told time.Time) []Event {
 		say("leader", "%s leads the persistence of the sequences now", next.Sequences.Leader)
 	}
 	servers(say, old.Servers, next.Servers)
-	writers(sayAt, old.Out, next.Out)
+	h.writers(sayAt, old.Out, next.Out)
 	return out
 }
 

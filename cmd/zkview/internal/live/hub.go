@@ -32,7 +32,9 @@ type Hub struct {
 	// and when ZooKeeper told that it left: to tell how long nobody led
 	// when the next one comes, and to split the out file's gap there.
 	vacant map[string]handover
-	now    func() time.Time
+	// told holds the out file's gaps the log has told.
+	told map[gapKey]bool
+	now  func() time.Time
 }
 
 // parts is what the readers saw, before it is drawn: the elections need

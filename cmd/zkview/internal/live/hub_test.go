@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,5 +131,34 @@ func TestGapSplitWhereZooKeeperTold(t *testing.T) {
 				t.Errorf("gap split at %+.0f ms, late %.0f ms; want %+.0f, late %.0f", got.Told-gap.From, got.Late, c.split, c.late)
 			}
 		})
+	}
+}
+
+// The new leader's first line can reach the out file before zkview reads
+// the change of leader from ZooKeeper: the log waits a moment, and tells
+// the gap once, split.
+func TestTheLogTellsAGapOnceSplitWhenTheLineCameFirst(t *testing.T) {
+	h := NewHub()
+	last := time.UnixMilli(1_000_000)
+	clock := last.Add(1000 * time.Millisecond) // the new leader's first line
+	h.now = func() time.Time { return clock }
+	h.update(last.Add(-time.Second), "election", func(p *parts) { p.election = seats("a", "b") })
+	h.update(time.Time{}, "out file", func(p *parts) { p.out = &Out{Exists: true} }) // a's lines, before
+	gap := Gap{From: millis(last), To: millis(last) + 1000, Before: "a", After: "b"}
+	h.update(time.Time{}, "out file", func(p *parts) { p.out = &Out{Exists: true, Gaps: []Gap{gap}} })
+	clock = clock.Add(5 * time.Millisecond)
+	h.update(last.Add(990*time.Millisecond), "election", func(p *parts) { p.election = seats("b") })
+	clock = clock.Add(2 * time.Second) // the next line
+	h.update(time.Time{}, "out file", func(p *parts) {
+		p.out = &Out{Exists: true, Gaps: []Gap{gap}, Lines: []OutLine{{Text: "next", Name: "b"}}}
+	})
+	var told []string
+	for _, e := range h.Board().Log {
+		if strings.HasPrefix(e.Text, "b writes") {
+			told = append(told, e.Text)
+		}
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "handover 10 ms") {
+		t.Errorf("the log tells the gap as %q, want it once, with a handover of 10 ms", told)
 	}
 }

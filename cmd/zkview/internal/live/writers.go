@@ -42,24 +42,44 @@ func withHandovers(out *Out, hs []handover) *Out {
 // to time (Gap.Late).
 const skew = 50
 
+// hold is how long a new gap that no notification split waits before the
+// log tells it (in milliseconds): the new leader's first line can reach
+// the file a moment before zkview reads the change of leader from
+// ZooKeeper, and the log should tell the gap once, split.
+const hold = 1000
+
+// gapKey names a gap: where it starts, and who wrote after it.
+type gapKey struct {
+	from  float64
+	after string
+}
+
 // writers tells who writes now, after how long, and how much of that was
 // the handover; and each overlap. The first look at the file tells its
 // history, each line at its own time.
-func writers(say sayerAt, old, next *Out) {
+func (h *Hub) writers(say sayerAt, old, next *Out) {
 	if next == nil {
 		return
 	}
-	if old == nil {
+	history := old == nil
+	if history {
 		if len(next.Stretches) > 0 {
 			first := next.Stretches[0]
 			say(first.From, "leader", "%s writes to the out file (epoch %s)", first.Name, epoch(first.Epoch))
 		}
 		old = &Out{}
 	}
+	told := map[gapKey]bool{}
 	for _, g := range next.Gaps {
-		if containsGap(old.Gaps, g) {
+		k := gapKey{g.From, g.After}
+		if h.told[k] {
+			told[k] = true
 			continue
 		}
+		if !history && g.Told == 0 && millis(h.now())-g.To < hold {
+			continue // it may be split in a moment
+		}
+		told[k] = true
 		switch {
 		case g.Late > 0:
 			say(g.To, "leader", "%s writes to the out file: a handover shorter than zkview can time (it was told %s after the first line), after %s idle since %s's last line",
@@ -71,6 +91,7 @@ func writers(say sayerAt, old, next *Out) {
 			say(g.To, "leader", "%s writes to the out file, %s after %s's last line", g.After, ms(g.To-g.From), g.Before)
 		}
 	}
+	h.told = told
 	for _, o := range next.Overlaps {
 		if !containsSpan(old.Overlaps, o) {
 			say(o.From, "overlap", "%s both wrote at once", o.Name)
@@ -85,17 +106,6 @@ func ms(d float64) string {
 		return fmt.Sprintf("%.0f ms", d)
 	}
 	return fmt.Sprintf("%.2f s", d/1000)
-}
-
-// containsGap reports whether gs has g, by where it starts and who
-// wrote after it; whether it was split since does not matter.
-func containsGap(gs []Gap, g Gap) bool {
-	for _, x := range gs {
-		if x.From == g.From && x.After == g.After {
-			return true
-		}
-	}
-	return false
 }
 
 func containsSpan(ss []Stretch, s Stretch) bool {

@@ -53,7 +53,7 @@ demo-tmux: deps tmux build
 clean-demo:
 	@bash ensemble-scripts/clean-demo.sh
 
-## screenshots: run the demo and save zkview's page at three moments in docs/img (needs chromium)
+## screenshots: run the demo and save zkview's page at its steps in docs/img, whole and as a 1280x720 projector shows it (needs chromium)
 screenshots: deps build
 	@$(call install,chromium)
 	$(GO) build -o bin/zkview-snapshot ./cmd/zkview/internal/snapshot

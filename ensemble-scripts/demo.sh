@@ -17,7 +17,8 @@
 # (default out/ under the repository), SPEAKER_BIN (default bin/speaker),
 # ZKVIEW_BIN (default bin/zkview), ZKVIEW_LISTEN (default 127.0.0.1:8181;
 # :0 picks a free port), DEMO_SHOTS (a folder: save the page as PNGs there
-# at three moments, with SNAPSHOT_BIN, which `make screenshots` builds),
+# at its steps, each whole and as a 1280x720 projector shows it, with
+# SNAPSHOT_BIN, which `make screenshots` builds),
 # ZK_BASE_PORT (2181).
 set -euo pipefail
 
@@ -110,11 +111,26 @@ start_zkview "${ZKVIEW_LISTEN:-127.0.0.1:8181}" || start_zkview 127.0.0.1:0 ||
 	{ echo "demo.sh: zkview did not start; see $demo/zkview.log" >&2; exit 1; }
 echo "Watch it live in a browser: $url (zkview, log $demo/zkview.log)"
 
-# shot saves the page as a PNG in $DEMO_SHOTS, when it is set.
+# shot NAME [SIZE...] saves the page as PNGs in $DEMO_SHOTS, when it is
+# set: NAME-1280x720.png, what a 1280x720 projector shows (nothing below
+# it), first, then NAME.png, the whole page in a 1400x900 window; or only
+# the sizes given ("whole" for the second).
 shot() {
 	[ -n "${DEMO_SHOTS:-}" ] || return 0
 	mkdir -p "$DEMO_SHOTS"
-	"${SNAPSHOT_BIN:-$root/bin/zkview-snapshot}" "$url" "$DEMO_SHOTS/$1" && echo "(the page: $DEMO_SHOTS/$1)"
+	local name=$1 size file
+	shift
+	[ $# -gt 0 ] || set -- 1280x720 whole
+	for size in "$@"; do
+		if [ "$size" = whole ]; then
+			file=$DEMO_SHOTS/$name.png
+			"${SNAPSHOT_BIN:-$root/bin/zkview-snapshot}" "$url" "$file" || return 0
+		else
+			file=$DEMO_SHOTS/$name-$size.png
+			"${SNAPSHOT_BIN:-$root/bin/zkview-snapshot}" "$url" "$file" "$size" || return 0
+		fi
+		echo "(the page: $file)"
+	done
 }
 
 say "Start three speakers; each joins /election with an EPHEMERAL|SEQUENTIAL znode"
@@ -151,7 +167,7 @@ sleep "$WATCH_S"
 echo "$leader speaks; the others wait in line, each watching only the one ahead:"
 "$BIN" status --servers "$servers"
 tail -n 3 "$demo/out.txt"
-shot zkview-1-three-candidates.png
+shot zkview-1-three-candidates
 
 say "Step 1: SIGTERM $leader. It deletes its znode and closes its session, so the next in line takes over at once"
 event SIGTERM "$leader" the leader
@@ -162,7 +178,7 @@ leader=$(wait_writer "$leader" 10)
 sleep "$WATCH_S"
 echo "$leader took over:"
 tail -n 3 "$demo/out.txt"
-shot zkview-2-after-sigterm.png
+shot zkview-2-after-sigterm
 
 say "Step 2: SIGKILL $leader. Its znode stays until ZooKeeper expires its session ($SESSION), then the last speaker takes over"
 # (The braces silence bash's own "Killed" notice, printed when it reaps the job.)
@@ -172,6 +188,13 @@ event SIGKILL "$leader" the new leader
 	wait "${pid[$leader]}" || true
 } 2>/dev/null
 unset "pid[$leader]"
+# zkview asks the servers twice a second: the dead leader's card counts
+# its session down soon after. Only the projector's size: the session is
+# short, and each picture starts a browser.
+if [ -n "${DEMO_SHOTS:-}" ]; then
+	sleep 1
+	shot zkview-2b-after-sigkill 1280x720
+fi
 leader=$(wait_writer "$leader" $((SESSION_S * 3 + 10)))
 sleep "$WATCH_S"
 echo "$leader took over:"
@@ -196,7 +219,7 @@ if [ "$now" != "$leader" ]; then
 	echo "demo.sh: $now speaks instead of $leader after a ZooKeeper server died" >&2
 	exit 1
 fi
-shot zkview-3-after-server-kill.png
+shot zkview-3-after-server-kill
 
 # Paths relative to where make demo runs, when they are below it, so that
 # the report and the picture name out/demo/out.txt, not this checkout's path.

@@ -47,8 +47,9 @@ func Open(ctx context.Context, width, height int) (tab context.Context, close fu
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
-	// Start the browser now, so that a missing library fails here.
-	if err := chromedp.Do(tab); err != nil {
+	// Start the browser now, so that a missing library fails here; the
+	// page gets exactly width×height, whatever the window's frame takes.
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		cancelTab()
 		cancelAlloc()
 		return nil, nil, fmt.Errorf("browser: start %s: %w", path, err)
@@ -59,9 +60,10 @@ func Open(ctx context.Context, width, height int) (tab context.Context, close fu
 	}, nil
 }
 
-// Screenshot saves the whole page at url, once ready reports true (a
-// JavaScript expression), as a PNG in file.
-func Screenshot(tab context.Context, url, ready, file string, wait time.Duration) error {
+// Screenshot saves the page at url, once ready reports true (a JavaScript
+// expression), as a PNG in file: the whole page, or only the window
+// (what a screen of the window's size shows, nothing below it).
+func Screenshot(tab context.Context, url, ready, file string, whole bool, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(tab, wait)
 	defer cancel()
 	err := chromedp.Do(ctx, chromedp.Navigate(url))
@@ -69,8 +71,10 @@ func Screenshot(tab context.Context, url, ready, file string, wait time.Duration
 		_, err = chromedp.Run(ctx, chromedp.Poll[bool](ready, chromedp.WithPollingInterval(50*time.Millisecond)))
 	}
 	var png []byte
-	if err == nil {
+	if err == nil && whole {
 		png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	} else if err == nil {
+		png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	}
 	if err != nil {
 		return fmt.Errorf("browser: screenshot of %s: %w", url, err)

@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/binary"
 	"io"
-	"syscall"
 	"time"
-	"unsafe"
+
+	"zkspeaker/internal/monotonic"
 )
 
 // zklock talks to the watchdog over a pipe, in messages of 8 bytes: a
@@ -33,13 +33,11 @@ const (
 // died (SIGKILL, a crash): the watchdog ends the tree all the same, and
 // says so, since zklock no longer can.
 
-// monotonic is now on CLOCK_MONOTONIC, as a duration since the machine's
-// boot; Go's time.Time keeps such a reading but does not show it.
-func monotonic() time.Duration {
-	var ts syscall.Timespec
-	// clock_gettime(CLOCK_MONOTONIC = 1, &ts)
-	_, _, _ = syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, 1, uintptr(unsafe.Pointer(&ts)), 0)
-	return time.Duration(ts.Nano())
+// monotonicNow is now on CLOCK_MONOTONIC. The clock is there on every
+// Linux that has PR_SET_CHILD_SUBREAPER, which the watchdog needs anyway.
+func monotonicNow() time.Duration {
+	now, _ := monotonic.Now()
+	return now
 }
 
 // clock is what the watchdog reads time from: the wall clock only to print
@@ -50,7 +48,7 @@ type clock struct {
 }
 
 // systemClock is the machine's clocks.
-var systemClock = clock{wall: time.Now, monotonic: monotonic}
+var systemClock = clock{wall: time.Now, monotonic: monotonicNow}
 
 // timeLeft is how long after now, on c, a deadline read from the pipe
 // comes.
@@ -88,7 +86,7 @@ func sendOrder(w io.Writer, order int64) error { return send(w, order) }
 // carries Go's monotonic reading (all of zklock's do), as a moment on
 // CLOCK_MONOTONIC.
 func sendDeadline(w io.Writer, d time.Time) error {
-	return send(w, int64(monotonic()+time.Until(d)))
+	return send(w, int64(monotonicNow()+time.Until(d)))
 }
 
 func send(w io.Writer, m int64) error {

@@ -3,7 +3,7 @@ package fourletter
 import (
 	"time"
 
-	"golang.org/x/sys/unix"
+	"zkspeaker/internal/monotonic"
 )
 
 // A server stamps lresp, the last time it answered a session, with its
@@ -43,9 +43,9 @@ func heardAt(lresp, mono int64, now time.Time, timeout time.Duration) time.Time 
 // monotonicMillis reads CLOCK_MONOTONIC in milliseconds, or -1 where it
 // cannot be read.
 func monotonicMillis() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+	now, ok := monotonic.Now()
+	if !ok {
 		return -1
 	}
-	return int64(ts.Sec)*1000 + int64(ts.Nsec)/int64(time.Millisecond)
+	return now.Milliseconds()
 }

@@ -7,7 +7,8 @@
 #
 # It stops make demo-tmux's session if it runs, stops every server of the
 # ensemble and deletes its folder (ensemble-scripts/ensemble.sh clean), and
-# deletes out/: out.txt, the demo's files, the run-alongs' logs. First it
+# empties out/: out.txt, the demo's files, the run-alongs' logs (out/ and
+# its tracked .gitkeep stay). First it
 # looks for a program still writing in out/ (a speaker, a lock holder, a
 # log the shell redirects there): it would write on into a deleted file,
 # and join the next ensemble's election on the same ports. It names them
@@ -55,5 +56,12 @@ fi
 # ensemble.sh names each server it stops; those that did not run are noise.
 cleaned=$("$here/ensemble.sh" clean) || exit 1 # it said why; delete nothing
 grep -v 'is not running$' <<<"$cleaned" || true
-rm -rf "$out_root"
-echo "removed $out_root: start again with an empty out.txt and a new ensemble"
+# out/ itself stays, with the .gitkeep the repository tracks in it: the
+# chapters write their logs there (`2> out/duck.log`), and git status stays
+# clean. (An older clean-demo deleted out/.gitkeep; this puts it back.)
+mkdir -p "$out_root"
+find "$out_root" -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +
+if [ "$out_root" = "$root/out" ] && [ ! -e "$out_root/.gitkeep" ]; then
+	: >"$out_root/.gitkeep"
+fi
+echo "emptied $out_root: start again with an empty out.txt and a new ensemble"

@@ -43,10 +43,29 @@ func startLogged(t *testing.T, log, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// checkEmptiedKeepingGitkeep fails t unless out is still there, holding
+// only .gitkeep: the repository tracks out/.gitkeep, so deleting it shows up
+// in git status, and the chapters' `2> out/duck.log` needs out/ to exist.
+func checkEmptiedKeepingGitkeep(t *testing.T, out, said string) {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatalf("clean-demo deleted %s itself; a later `2> out/x.log` fails (%v):\n%s", out, err, said)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".gitkeep" {
+		t.Errorf("after clean-demo %s holds %q, want only .gitkeep:\n%s", out, names, said)
+	}
+}
+
 // make clean-demo is the clean start of each section of the course. While a
 // speaker still writes in out/ it changes nothing and names the speaker (a
 // reader such as tail -F is no obstacle); once the speaker is stopped, it
-// stops the ensemble's servers and deletes out/ with the ensemble in it.
+// stops the ensemble's servers and empties out/, the ensemble with it, but
+// keeps out/ and the tracked out/.gitkeep.
 func TestCleanDemoStopsAndWipesOnlyWhenNothingWrites(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
@@ -55,6 +74,9 @@ func TestCleanDemoStopsAndWipesOnlyWhenNothingWrites(t *testing.T) {
 	zktest.RequireZooKeeper(t)
 	t.Cleanup(func() { _, _ = e.run("clean") })
 	e.must("start", "1")
+	if err := os.WriteFile(filepath.Join(out, ".gitkeep"), nil, 0o644); err != nil { // as in a clone
+		t.Fatal(err)
+	}
 	outFile := filepath.Join(out, "out.txt")
 	speaker := startLogged(t, filepath.Join(out, "s1.log"), zktest.BuildSpeaker(t), "--servers", fmt.Sprintf("127.0.0.1:%d", e.base),
 		"--name", "s1", "--interval", "200ms", "--out", outFile)
@@ -81,9 +103,7 @@ func TestCleanDemoStopsAndWipesOnlyWhenNothingWrites(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("clean-demo once s1 stopped: status %d, want 0:\n%s", status, said)
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("%s is still there after clean-demo (%v):\n%s", out, err, said)
-	}
+	checkEmptiedKeepingGitkeep(t, out, said)
 	_ = tail.Process.Kill() // the only process left naming out/
 	_ = tail.Wait()
 	waitNoLeftovers(t, out)

@@ -445,8 +445,12 @@ clean)
 	stop_all KILL
 	# Delete no data that a server still uses.
 	if [ -n "$(running)" ]; then die "servers of $DIR still run; not deleting it"; fi
-	rm -rf "$DIR"
-	echo "removed $DIR"
+	if [ -e "$DIR" ]; then
+		rm -rf "$DIR"
+		echo "removed $DIR"
+	else
+		echo "nothing to remove: $DIR does not exist"
+	fi
 	;;
 pids)
 	running

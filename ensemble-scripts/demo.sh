@@ -39,6 +39,10 @@ else
 fi
 NAMES=(speaker-1 speaker-2 speaker-3)
 declare -A pid=()
+# started names, in words, what the demo has started, so that its last line
+# says only what is true: a demo that fails to start (a port in use) has
+# stopped nothing.
+started=()
 
 # Bold headings on a terminal only: in a file or a pipe, escapes are noise.
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold="" plain=""; fi
@@ -46,16 +50,22 @@ say() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 cleanup() {
 	trap - EXIT INT TERM
-	local p
+	local p files=logs list
 	for p in "${pid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-	sleep 1
+	if ((${#pid[@]} > 0)); then sleep 1; fi
 	for p in "${pid[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	"$here/ensemble.sh" stop >/dev/null 2>&1 || true
 	echo
 	if [ -n "$("$here/ensemble.sh" pids 2>/dev/null)" ]; then
 		echo "demo.sh: some ZooKeeper servers in $ENSEMBLE_DIR still run: see ensemble-scripts/ensemble.sh status" >&2
+	elif ((${#started[@]} > 0)); then
+		if [ -e "$demo/out.txt" ]; then files="logs and out.txt"; fi
+		list=$(printf '%s, ' "${started[@]}")
+		echo "Stopped all the demo started (${list%, }). Its $files are in $demo/"
+	elif compgen -G "$ENSEMBLE_DIR/zk*/server.log" >/dev/null; then
+		echo "demo.sh: the ensemble did not start; the servers that did are stopped, and nothing else was started (their logs: $ENSEMBLE_DIR/zk*/server.log)" >&2
 	else
-		echo "All speakers and ZooKeeper servers are stopped. Logs and out.txt are in $demo/"
+		echo "demo.sh: the demo did not start, and started nothing" >&2
 	fi
 }
 
@@ -88,6 +98,7 @@ event() {
 
 say "Start a 3-server ZooKeeper ensemble (tickTime ${ZK_TICK_MS} ms)"
 servers=$("$here/ensemble.sh" start 3 | tail -n 1)
+started+=("the ZooKeeper servers")
 "$here/ensemble.sh" status
 
 # zkview prints its address on stdout once it serves; port 0 (a free one)
@@ -109,6 +120,7 @@ start_zkview() {
 url=""
 start_zkview "${ZKVIEW_LISTEN:-127.0.0.1:8181}" || start_zkview 127.0.0.1:0 ||
 	{ echo "demo.sh: zkview did not start; see $demo/zkview.log" >&2; exit 1; }
+started+=(zkview)
 echo "Watch it live in a browser: $url (zkview, log $demo/zkview.log)"
 
 # shot NAME [SIZE...] saves the page as PNGs in $DEMO_SHOTS, when it is
@@ -134,6 +146,7 @@ shot() {
 }
 
 say "Start three speakers; each joins /election with an EPHEMERAL|SEQUENTIAL znode"
+started+=("the speakers")
 for name in "${NAMES[@]}"; do
 	"$BIN" --servers "$servers" --name "$name" --out "$demo/out.txt" \
 		--interval "$INTERVAL" --session-timeout "$SESSION" 2>"$demo/$name.log" &

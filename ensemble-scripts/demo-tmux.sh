@@ -72,9 +72,9 @@ if [ -n "$live" ]; then
 	echo "demo-tmux.sh: an ensemble is already running; stop it and start clean: make clean-demo (or ensemble-scripts/ensemble.sh clean)" >&2
 	exit 1
 fi
-wiped=$("$here/ensemble.sh" clean)
+"$here/ensemble.sh" clean >/dev/null
 rm -f "$OUT"
-echo "starting clean: ${wiped#removed } and $OUT removed"
+echo "starting clean: no earlier ensemble folder or out file ($OUT) is left"
 servers=$("$here/ensemble.sh" start 3 | tail -n 1)
 mkdir -p "$(dirname "$OUT")"
 touch "$OUT"

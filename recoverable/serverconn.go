@@ -46,11 +46,13 @@ func (r *RecoverableZookeeper) dial(network, addr string, timeout time.Duration)
 	if err != nil {
 		return nil, err
 	}
-	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, traffic: &r.traffic, handshakeLimit: r.SessionTimeout() * 2 / 3, timeout: func(ms int32) {
+	negotiated := func(ms int32) {
 		if ms > 0 {
 			r.timeout.Store(int64(ms) * int64(time.Millisecond))
 		}
-	}}, nil
+	}
+	return &serverConn{Conn: c, acked: r.noteAcked, wrote: r.writes.wrote, traffic: &r.traffic, handshakeLimit: r.SessionTimeout() * 2 / 3,
+		timeout: negotiated, out: frames{keep: requestHeadLen}, in: frames{keep: replyHeadLen}}, nil
 }
 
 // serverConn reads the frames going both ways. ZooKeeper answers every
@@ -81,12 +83,16 @@ type serverConn struct {
 	outN    int      // frames written
 	first   [12]byte // the start of the ConnectResponse
 	firstN  int
+	closed  bool // by go-zookeeper: what it waits for will not come
 }
 
-// request is one request on its way: when it was written and its opcode.
+// request is one request on its way: when it was written, its opcode,
+// whether Traffic counts it (not the handshake, not a ping) and whether it
+// asks for a watch.
 type request struct {
-	at time.Time
-	op int32
+	at             time.Time
+	op             int32
+	counted, watch bool
 }
 
 // opSetAuth is the opcode of an auth packet. The server answers it at once,
@@ -98,14 +104,17 @@ func (c *serverConn) Write(p []byte) (int, error) {
 	now := time.Now() // before the bytes leave, so before any answer
 	c.mu.Lock()
 	var ops []int32
-	c.out.feed(p, func(xid, op int32) {
-		c.sent = append(c.sent, request{now, op})
+	c.out.feed(p, func(head []byte) {
+		xid, op := word(head, 4), word(head, 8)
+		r := request{at: now, op: op}
 		if c.outN++; c.outN > 1 { // the first is the handshake, which has no opcode
 			ops = append(ops, op)
-			if c.traffic != nil {
+			r.counted, r.watch = c.traffic != nil && xid != pingXid, asksWatch(head)
+			if r.counted {
 				c.traffic.sent(xid, op)
 			}
 		}
+		c.sent = append(c.sent, r)
 	})
 	c.mu.Unlock()
 	// go-zookeeper's one writer goroutine is in here: whatever is queued
@@ -145,61 +154,51 @@ func (c *serverConn) Read(p []byte) (int, error) {
 			c.answered(ms > 0)
 		}
 	}
-	c.in.feed(p[:n], func(xid, _ int32) {
+	c.in.feed(p[:n], func(head []byte) {
 		c.inN++
 		if c.inN == 1 {
 			return // the handshake's answer is settled above
 		}
-		if xid != eventXid {
-			c.answered(true)
+		if xid := word(head, 4); xid == eventXid {
+			if c.traffic != nil {
+				c.traffic.notified()
+			}
+			return
 		}
-		if c.traffic != nil {
-			c.traffic.received(xid)
+		r, ok := c.answered(true)
+		if ok && r.counted {
+			c.traffic.answer(r.watch && leavesWatch(r.op, word(head, 16)))
 		}
 	})
 	return n, err
 }
 
-// answered takes the oldest waiting request off the list, and reports when
-// it was sent if the answer proves the session alive.
-func (c *serverConn) answered(alive bool) {
-	if len(c.sent) == 0 {
-		return
+// Close closes the connection. Its requests still waiting will never be
+// answered on it: Traffic stops waiting for them.
+func (c *serverConn) Close() error {
+	c.mu.Lock()
+	if !c.closed && c.traffic != nil {
+		for _, r := range c.sent {
+			if r.counted {
+				c.traffic.abandoned()
+			}
+		}
 	}
-	if alive && c.sent[0].op != opSetAuth {
-		c.acked(c.sent[0].at)
+	c.closed, c.sent = true, nil
+	c.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// answered takes the oldest waiting request off the list and returns it,
+// and reports when it was sent if the answer proves the session alive.
+func (c *serverConn) answered(alive bool) (request, bool) {
+	if len(c.sent) == 0 {
+		return request{}, false
+	}
+	r := c.sent[0]
+	if alive && r.op != opSetAuth {
+		c.acked(r.at)
 	}
 	c.sent = c.sent[1:]
-}
-
-// frames follows a stream of ZooKeeper frames, each a 4-byte length and a
-// body, and calls head once per frame with the body's first two 4-byte
-// words: a request's xid and opcode, or a reply's xid and the top of its
-// zxid. Every body has at least those 8 bytes (a ping is exactly that).
-type frames struct {
-	buf  [12]byte
-	got  int // bytes of the current frame seen so far
-	size int // the current frame's length, its 4-byte prefix included
-}
-
-func (f *frames) feed(p []byte, head func(first, second int32)) {
-	for len(p) > 0 {
-		if f.got < len(f.buf) {
-			k := copy(f.buf[f.got:], p)
-			f.got += k
-			p = p[k:]
-			if f.got < len(f.buf) {
-				return
-			}
-			f.size = 4 + int(binary.BigEndian.Uint32(f.buf[:4]))
-			head(int32(binary.BigEndian.Uint32(f.buf[4:8])), int32(binary.BigEndian.Uint32(f.buf[8:12])))
-		} else {
-			k := min(len(p), f.size-f.got)
-			f.got += k
-			p = p[k:]
-		}
-		if f.got >= f.size {
-			f.got = 0
-		}
-	}
+	return r, true
 }

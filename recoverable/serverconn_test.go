@@ -3,7 +3,6 @@ package recoverable
 import (
 	"encoding/binary"
 	"net"
-	"slices"
 	"testing"
 	"time"
 )
@@ -16,27 +15,6 @@ func frame(first, second int32, size int) []byte {
 	binary.BigEndian.PutUint32(b[4:], uint32(first))
 	binary.BigEndian.PutUint32(b[8:], uint32(second))
 	return b
-}
-
-func TestFramesFindEveryHeadWhereverTheStreamIsCut(t *testing.T) {
-	t.Parallel()
-	var stream []byte
-	want := []int32{0, 0, -2, 11, -1, 0, 7, 4, 8, 14, -8, 101}
-	for i, size := range []int{32, 8, 16, 100, 5000, 12} {
-		stream = append(stream, frame(want[2*i], want[2*i+1], size)...)
-	}
-	for chunk := 1; chunk <= len(stream); chunk++ {
-		var f frames
-		var got []int32
-		for p := stream; len(p) > 0; {
-			k := min(chunk, len(p))
-			f.feed(p[:k], func(a, b int32) { got = append(got, a, b) })
-			p = p[k:]
-		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("chunks of %d bytes: heads %v, want %v", chunk, got, want)
-		}
-	}
 }
 
 // Every answer settles the oldest request; events settle nothing; a

@@ -35,6 +35,17 @@ type Traffic struct {
 	// WroteAt is when the last write was handed to the socket: for a
 	// leader that leaves, when its one write left for the server.
 	WroteAt time.Time
+	// InFlight is how many of its requests wait for their answer (those
+	// on a connection that closed wait no more).
+	InFlight int64
+	// WatchesSinceEvent is how many watches its answers have left on the
+	// servers since the last notification (since the session began, before
+	// the first): an exists, get or children that asked for one and
+	// succeeded, or an exists that found no znode. A candidate that waits on
+	// a watch has done all its last notification made it do once it has
+	// set one again and nothing is in flight: `speaker bench` waits for
+	// that between failovers, and needs no quiet spell to guess it.
+	WatchesSinceEvent int64
 }
 
 // xids that go-zookeeper and the server use for frames that are not a
@@ -86,14 +97,13 @@ func (c *trafficCounter) joined(op int32) bool {
 	return true
 }
 
-// sent counts a request frame (not the handshake) by its xid and opcode.
+// sent counts a request frame (not the handshake, not a ping) by its xid
+// and opcode.
 func (c *trafficCounter) sent(xid, op int32) {
-	if xid == pingXid {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t.Requests++
+	c.t.InFlight++
 	if joined := c.joined(op); c.t.SinceEvent == 0 || (c.answered && !joined) {
 		c.t.RoundTripsSinceEvent++
 	}
@@ -106,20 +116,33 @@ func (c *trafficCounter) sent(xid, op int32) {
 	c.answered = false
 }
 
-// received counts a frame from the server (not the handshake's answer).
-func (c *trafficCounter) received(xid int32) {
-	if xid == pingXid {
-		return
-	}
+// notified counts a watch notification.
+func (c *trafficCounter) notified() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if xid == eventXid {
-		c.t.Events++
-		c.t.EventAt = time.Now()
-		c.t.SinceEvent, c.t.RoundTripsSinceEvent, c.t.WritesSinceEvent, c.answered = 0, 0, 0, false
-		return
-	}
+	c.t.Events++
+	c.t.EventAt = time.Now()
+	c.t.SinceEvent, c.t.RoundTripsSinceEvent, c.t.WritesSinceEvent, c.t.WatchesSinceEvent, c.answered = 0, 0, 0, 0, false
+}
+
+// answer counts the answer to a counted request; watched says that it left
+// a watch on the servers.
+func (c *trafficCounter) answer(watched bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.answered, c.t.AnsweredAt = true, time.Now()
+	c.t.InFlight--
+	if watched {
+		c.t.WatchesSinceEvent++
+	}
+}
+
+// abandoned forgets a counted request whose connection closed before its
+// answer came.
+func (c *trafficCounter) abandoned() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t.InFlight--
 }
 
 // Traffic returns what the session has exchanged so far.

@@ -92,8 +92,9 @@ func TestBenchCounts(t *testing.T) {
 	//   and a failed create is a transaction too. The holder watches the
 	//   znode as the waiters do: n notifications.
 	// - lock (recipes/lock): the sequential recipe under a lock's API, so
-	//   the same as predecessor: its holder's own watch goes out once Lock
-	//   has returned, after the decision is counted.
+	//   the same as predecessor: its holder's own watch goes out as Lock
+	//   hands the lock over, maybe before Lock's caller runs again, and
+	//   after the decision, which its engine logs and the bench counts at.
 	// - zk.Lock: the delete; the successor lists the children. Its holder
 	//   watches nothing.
 	// - predecessor by resignation: the path of an exit; then, off it, the

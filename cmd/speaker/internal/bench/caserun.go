@@ -19,6 +19,8 @@ type caseRun struct {
 	path  string
 	lines chan firstLine // each contender's first line as the leader
 	live  []contender
+	// synced counts the bench's syncs on each session (see rest).
+	synced map[*recoverable.RecoverableZookeeper]int64
 
 	latencies, leftAfter, notifiedAfter, answeredAfter []time.Duration
 	pathRequests, pathWrites, roundTrips               int64
@@ -32,66 +34,51 @@ func (b *Bench) failover(ctx context.Context, cr *caseRun, count bool) error {
 	if i < 0 {
 		return fmt.Errorf("nobody leads")
 	}
+	// Start from rest, the leader included: the last round's newcomer has
+	// joined, any herd has had its say, the leader watches its own znode.
+	if err := b.rest(ctx, cr, cr.live); err != nil {
+		return err
+	}
 	leader := cr.live[i]
 	cr.live = slices.Delete(cr.live, i, i+1)
 	defer leader.close() // on every way out; close is idempotent
-	// Start from silence: the last round's newcomer has joined, and any
-	// herd has had its say.
-	before, err := b.settle(ctx, cr.live)
+	before, err := b.sample(ctx, cr, cr.live)
 	if err != nil {
 		return err
 	}
-	left := leader.session().Traffic()
+	var l leaving
+	l.left = cr.traffic(leader)
 	start := time.Now()
 	leader.leave()
-	// A resigner stands again at once: its rejoin is its own business,
-	// not the failover's path, so its traffic is counted up to here.
-	resigned := leader.session().Traffic()
+	l.resigned = cr.traffic(leader)
 	line, err := cr.waitLine(ctx, start)
 	if err != nil {
 		return err
 	}
+	resting := cr.live
 	if r, ok := leader.(*speakerCandidate); ok && cr.Resign {
 		// Its rejoin is part of what a resignation costs everyone: count
 		// it, whenever it comes.
 		if err := r.join(ctx, cr.path); err != nil {
 			return err
 		}
+		resting = append(slices.Clip(cr.live), leader)
 	}
-	after, err := b.settle(ctx, cr.live)
+	if err := b.rest(ctx, cr, resting); err != nil {
+		return err
+	}
+	after, err := b.sample(ctx, cr, cr.live)
 	if err != nil {
 		return err
 	}
-	gone := leader.session().Traffic()
-	// leaving is the leaver's part of the path; whole, all it sent, a
-	// resigner's rejoin included.
-	whole := delta(left, gone)
-	leaving := whole
-	if cr.Resign {
-		leaving = delta(left, resigned)
-	}
+	l.gone = cr.traffic(leader)
 	if count {
-		cr.latencies = append(cr.latencies, line.at.Sub(start))
-		ended := gone
-		if cr.Resign {
-			ended = resigned
-		}
-		if wrote := ended.WroteAt; wrote.After(start) {
-			cr.leftAfter = append(cr.leftAfter, wrote.Sub(start))
-		}
-		cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
-		cr.answeredAfter = append(cr.answeredAfter, line.decided.AnsweredAt.Sub(start))
-		cr.pathRequests += leaving.Requests + line.decided.SinceEvent
-		cr.pathWrites += leaving.Writes + line.decided.WritesSinceEvent
-		cr.roundTrips += line.decided.RoundTripsSinceEvent
-		// The leaver's own count too: a leader that watches its own znode
-		// is notified of its own delete, one more notification that the
-		// server sends and a client reads as the successor takes over.
-		cr.notified += after.Events - before.Events + whole.Events
-		cr.requests += after.Requests - before.Requests + whole.Requests
-		cr.writes += after.zxid - before.zxid
+		cr.count(start, line, before, after, l)
 	}
 	leader.close() // a lock holder's session, now that the failover is counted
+	if err := b.awaitClose(ctx, after.zxid); err != nil {
+		return err
+	}
 	return b.spawn(ctx, cr, 1)
 }
 
@@ -105,7 +92,7 @@ func (cr *caseRun) waitLine(ctx context.Context, since time.Time) (firstLine, er
 			if l.at.Before(since) {
 				continue // from before this failover
 			}
-			return l, nil
+			return l, l.err
 		case <-ctx.Done():
 			return firstLine{}, fmt.Errorf("no successor wrote its first line within 30s (a proof older than a second is not written; was the machine that busy?)")
 		}
@@ -137,29 +124,24 @@ func (b *Bench) spawn(ctx context.Context, cr *caseRun, n int) error {
 		return fmt.Errorf("%d candidates could not join (a server allows 60 connections per address unless maxClientCnxns=0, as ensemble.sh sets): %w",
 			n-len(slices.DeleteFunc(out, func(c contender) bool { return c == nil })), errs[i])
 	}
-	if cr.locker != nil {
-		return b.awaitLockers(ctx, cr)
-	}
-	return nil
+	// A lock gives no sign that a contender has queued: it has when it
+	// rests, its watch set (or the lock held).
+	return awaitIdle(ctx, out)
 }
 
-// join connects one contender and, for ours, waits until it is in the
+// join connects one contender and, for a speaker, waits until it is in the
 // election.
 func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 	name := fmt.Sprintf("bench-%d", b.joined.Add(1))
-	rz, err := recoverable.Connect(b.servers, b.session, recoverable.WithLogger(b.log))
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := rz.WaitConnected(ctx); err != nil {
-		rz.Close()
+	rz, err := b.connect(ctx)
+	if err != nil {
 		return nil, err
 	}
 	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s-%s.txt", cr.Election, cr.Watch, cr.How()))
 	if cr.locker != nil {
-		h, err := newLockHolder(rz, cr.locker(rz, cr.path+"/lock", name, b.log), name, out, cr.lines)
+		h, err := newLockHolder(rz, cr.locker, cr.path+"/lock", name, out, cr.lines, b.log)
 		if err != nil {
 			rz.Close()
 		}
@@ -182,23 +164,6 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// awaitLockers waits until every lock contender has its znode: neither
-// lock gives a sign of it, so the folder is listed.
-func (b *Bench) awaitLockers(ctx context.Context, cr *caseRun) error {
-	rz := cr.live[len(cr.live)-1].session()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		children, err := rz.Children(ctx, cr.path+"/lock")
-		if err == nil && len(children) >= len(cr.live) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s contenders did not all queue within 30s (%d of %d): %v", cr.Election, len(children), len(cr.live), err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // row sums up the counted failovers.

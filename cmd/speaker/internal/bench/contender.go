@@ -26,6 +26,13 @@ type contender interface {
 	close()
 	// session is its ZooKeeper session, for the traffic counts.
 	session() *recoverable.RecoverableZookeeper
+	// idle reports, from its session's traffic t, whether it has done all
+	// that its last notification (or its joining) made it do. Each recipe
+	// ends that work by setting a watch again and waiting for it, so a
+	// contender is idle when nothing it sent waits for an answer and it
+	// has set a watch since the notification. Only zk.Lock's holder waits
+	// on nothing.
+	idle(t recoverable.Traffic) bool
 }
 
 // firstLine is a contender's report that it wrote its first line as the
@@ -37,6 +44,8 @@ type firstLine struct {
 	// confirmed it: what it sent after the notification is the failover's
 	// critical path.
 	decided recoverable.Traffic
+	// err says why the line cannot be counted.
+	err error
 }
 
 // speakerCandidate is one of ours: a real Speaker, fsyncing, and fencing
@@ -132,6 +141,13 @@ func (c *speakerCandidate) ProcessName() string { return c.spk.ProcessName() }
 
 func (c *speakerCandidate) leads() bool                                { return c.leading.Load() && c.spk.Counter() > 0 }
 func (c *speakerCandidate) session() *recoverable.RecoverableZookeeper { return c.rz }
+
+// idle: a follower watches its predecessor, the children or the
+// single-file znode; a leader its own znode (set after its first line), the
+// children or the single-file znode.
+func (c *speakerCandidate) idle(t recoverable.Traffic) bool {
+	return t.InFlight == 0 && t.WatchesSinceEvent > 0
+}
 
 // leave is the speaker command's shutdown up to its one write: silence for
 // good, then the monitor's Close, which deletes our znode. The command

@@ -167,7 +167,7 @@ func (b *Bench) Run(ctx context.Context, cases []Case, warmup int) ([]Row, error
 		}
 	}()
 	for i, bc := range cases {
-		runs[i] = &caseRun{Case: bc, lines: make(chan firstLine, 16),
+		runs[i] = &caseRun{Case: bc, lines: make(chan firstLine, 16), synced: map[*recoverable.RecoverableZookeeper]int64{},
 			path: fmt.Sprintf("/zkspeaker-bench/%s-%s-%d-%x", bc.Election, bc.Watch, bc.Candidates, rand.Int63())}
 		if err := b.spawn(ctx, runs[i], bc.Candidates); err != nil {
 			return nil, err

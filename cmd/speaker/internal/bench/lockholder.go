@@ -45,6 +45,9 @@ func RecipeLock() Case {
 type locker interface {
 	lock(ctx context.Context) (epoch int64, err error)
 	unlock()
+	// elected says that the lock runs on our election engine: it logs
+	// its decision, and then its holder watches its own znode.
+	elected() bool
 }
 
 type zkLocker struct{ l *zk.Lock }
@@ -52,6 +55,7 @@ type zkLocker struct{ l *zk.Lock }
 // lock ignores ctx: zk.Lock takes none. Closing the session ends it.
 func (z zkLocker) lock(context.Context) (int64, error) { return 0, z.l.Lock() }
 func (z zkLocker) unlock()                             { _ = z.l.Unlock() }
+func (z zkLocker) elected() bool                       { return false }
 
 type recipeLocker struct{ l *lock.Lock }
 
@@ -61,7 +65,8 @@ func (r recipeLocker) lock(ctx context.Context) (int64, error) {
 	}
 	return r.l.Epoch(), nil
 }
-func (r recipeLocker) unlock() { r.l.Unlock() }
+func (r recipeLocker) unlock()       { r.l.Unlock() }
+func (r recipeLocker) elected() bool { return true }
 
 // lockHolder is one contender of a lock's row: a goroutine blocked in
 // lock until it holds the lock, then one fsynced line.
@@ -71,6 +76,8 @@ type lockHolder struct {
 	name  string
 	file  *os.File
 	lines chan<- firstLine
+	// decided is the traffic at our lock's decision (see decisionLog).
+	decided atomic.Pointer[recoverable.Traffic]
 
 	locked atomic.Bool
 	ctx    context.Context
@@ -79,12 +86,16 @@ type lockHolder struct {
 	once   sync.Once
 }
 
-func newLockHolder(rz *recoverable.RecoverableZookeeper, l locker, name, out string, lines chan<- firstLine) (*lockHolder, error) {
+// newLockHolder makes a contender of the lock at path with newLocker, on
+// rz, and sets it waiting for the lock.
+func newLockHolder(rz *recoverable.RecoverableZookeeper, newLocker func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker,
+	path, name, out string, lines chan<- firstLine, log *slog.Logger) (*lockHolder, error) {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	h := &lockHolder{rz: rz, lock: l, name: name, file: f, lines: lines, done: make(chan struct{})}
+	h := &lockHolder{rz: rz, name: name, file: f, lines: lines, done: make(chan struct{})}
+	h.lock = newLocker(rz, path, name, slog.New(decisionLog{Handler: handlerOf(log), rz: rz, decided: &h.decided}))
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	go h.run()
 	return h, nil
@@ -97,7 +108,20 @@ func (h *lockHolder) run() {
 	if err != nil {
 		return
 	}
+	// zk.Lock sends nothing once it has decided. Our lock's engine sets
+	// the holder's watch on its own znode as soon as Lock hands the lock
+	// over, maybe before Lock's caller runs again: its decision is the
+	// moment it logged.
 	decided := h.rz.Traffic()
+	if h.lock.elected() {
+		d := h.decided.Load()
+		if d == nil {
+			report(h.ctx, h.lines, firstLine{at: time.Now(), who: h,
+				err: fmt.Errorf("our lock's holder did not log %q: its decision cannot be counted", becameLeader)})
+			return
+		}
+		decided = *d
+	}
 	line := fmt.Sprintf("%s %s 1 epoch=%d\n", time.Now().Format(time.RFC3339Nano), h.name, epoch)
 	if _, err := h.file.WriteString(line); err != nil {
 		return
@@ -111,6 +135,13 @@ func (h *lockHolder) run() {
 
 func (h *lockHolder) leads() bool                                { return h.locked.Load() }
 func (h *lockHolder) session() *recoverable.RecoverableZookeeper { return h.rz }
+
+// idle: a waiter has set its watch on its predecessor, our lock's holder
+// its watch on its own znode; zk.Lock's holder watches nothing, and is done
+// once it has written its line.
+func (h *lockHolder) idle(t recoverable.Traffic) bool {
+	return t.InFlight == 0 && (t.WatchesSinceEvent > 0 || h.locked.Load() && !h.lock.elected())
+}
 
 // leave is Unlock: the delete of the holder's znode.
 func (h *lockHolder) leave() { h.lock.unlock() }
@@ -126,4 +157,56 @@ func (h *lockHolder) close() {
 		h.lock.unlock()
 		_ = h.file.Close()
 	})
+}
+
+// becameLeader is the line our election engine logs at its decision to
+// lead, before it tells the listener (internal/election).
+const becameLeader = "became leader"
+
+// decisionLog is the log handed to our lock's election engine. It notes
+// the session's traffic when the engine logs its decision to lead: then,
+// on any schedule, the successor has sent all that its decision waited
+// for, and nothing after it. Every record goes on to Handler, as it would
+// without the note.
+type decisionLog struct {
+	slog.Handler
+	rz      *recoverable.RecoverableZookeeper
+	decided *atomic.Pointer[recoverable.Traffic]
+}
+
+// Enabled lets the engine's info lines through whatever the level of the
+// log behind, for the decision's.
+func (d decisionLog) Enabled(ctx context.Context, l slog.Level) bool {
+	return l == slog.LevelInfo || d.Handler.Enabled(ctx, l)
+}
+
+// Handle notes the traffic at the decision, and passes r on.
+func (d decisionLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == becameLeader {
+		t := d.rz.Traffic()
+		d.decided.CompareAndSwap(nil, &t)
+	}
+	if !d.Handler.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return d.Handler.Handle(ctx, r)
+}
+
+// WithAttrs and WithGroup keep the note under the engine's own attributes.
+func (d decisionLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	d.Handler = d.Handler.WithAttrs(attrs)
+	return d
+}
+
+func (d decisionLog) WithGroup(name string) slog.Handler {
+	d.Handler = d.Handler.WithGroup(name)
+	return d
+}
+
+// handlerOf is log's handler; without a log, the default one.
+func handlerOf(log *slog.Logger) slog.Handler {
+	if log == nil {
+		return slog.Default().Handler()
+	}
+	return log.Handler()
 }

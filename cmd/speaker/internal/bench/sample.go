@@ -17,37 +17,52 @@ type sample struct {
 	zxid                int64
 }
 
-// settle waits until the contenders' traffic has not moved for 50 ms, and
-// at least 20 ms have passed: a joining candidate has its watch, and a
-// herd, if any, has had its say. It then reads the zxid.
-func (b *Bench) settle(ctx context.Context, cs []contender) (sample, error) {
-	time.Sleep(20 * time.Millisecond)
-	prev := total(cs)
-	for {
-		if err := ctx.Err(); err != nil {
-			return sample{}, err
-		}
-		time.Sleep(50 * time.Millisecond)
-		cur := total(cs)
-		if cur == prev {
-			break
-		}
-		prev = cur
-	}
-	zxid, err := b.zxid(ctx)
-	return sample{Traffic: prev, zxid: zxid}, err
-}
-
-// total sums the traffic of cs.
-func total(cs []contender) recoverable.Traffic {
+// sample sums the traffic of cs, the bench's syncs left out, and reads
+// the servers' last transaction. Call it when cs rest.
+func (b *Bench) sample(ctx context.Context, cr *caseRun, cs []contender) (sample, error) {
 	var t recoverable.Traffic
 	for _, c := range cs {
-		s := c.session().Traffic()
+		s := cr.traffic(c)
 		t.Requests += s.Requests
 		t.Writes += s.Writes
 		t.Events += s.Events
 	}
-	return t
+	zxid, err := b.zxid(ctx)
+	return sample{Traffic: t, zxid: zxid}, err
+}
+
+// leaving is the leader's traffic as it leaves: before, when it has left
+// (a resigner stands again at once: its rejoin is its own business, not the
+// failover's path), and once all have come to rest, a resigner's rejoin
+// included.
+type leaving struct{ left, resigned, gone recoverable.Traffic }
+
+// count adds one failover's figures: its times from start, the successor's
+// path and everyone's counts from before to after, the leaver's own
+// included.
+func (cr *caseRun) count(start time.Time, line firstLine, before, after sample, l leaving) {
+	// leaving is the leaver's part of the path; whole, all it sent, a
+	// resigner's rejoin included.
+	whole := delta(l.left, l.gone)
+	leaving, ended := whole, l.gone
+	if cr.Resign {
+		leaving, ended = delta(l.left, l.resigned), l.resigned
+	}
+	cr.latencies = append(cr.latencies, line.at.Sub(start))
+	if wrote := ended.WroteAt; wrote.After(start) {
+		cr.leftAfter = append(cr.leftAfter, wrote.Sub(start))
+	}
+	cr.notifiedAfter = append(cr.notifiedAfter, line.decided.EventAt.Sub(start))
+	cr.answeredAfter = append(cr.answeredAfter, line.decided.AnsweredAt.Sub(start))
+	cr.pathRequests += leaving.Requests + line.decided.SinceEvent
+	cr.pathWrites += leaving.Writes + line.decided.WritesSinceEvent
+	cr.roundTrips += line.decided.RoundTripsSinceEvent
+	// The leaver's own count too: a leader that watches its own znode
+	// is notified of its own delete, one more notification that the
+	// server sends and a client reads as the successor takes over.
+	cr.notified += after.Events - before.Events + whole.Events
+	cr.requests += after.Requests - before.Requests + whole.Requests
+	cr.writes += after.zxid - before.zxid
 }
 
 // delta is what happened between two samples of one session.

@@ -20,17 +20,22 @@ import (
 // ensemble-scripts/stale-line.sh. With --fence=false the frozen leader's
 // stale line lands after its successor's first, with an older epoch; with
 // the fence on (the default) the file refuses it and the log says so. The
-// window is opened by the script's timing on a real ensemble; a round that
-// misses it (the script says so and exits 1) is tried again, up to three
-// times, but the wrong outcome is never accepted.
+// script opens the window on a real ensemble by watching the leader's
+// connection and the processes' states, not by fixed sleeps, and tries
+// the leader's next line by itself when it was late before the delete;
+// after the delete, the successor's speed is not in its hands, so a round
+// that misses the window (the script says which step was late and exits
+// 1) is tried again, up to three times, but the wrong outcome is never
+// accepted.
 func TestStaleLineLandsOnlyWithoutTheFence(t *testing.T) {
 	t.Parallel()
 	zktest.RequireZooKeeper(t)
 	dir := t.TempDir()
 	killLeftovers(t, dir)
 	// The servers' default tick (2 s), as a student's: the script freezes
-	// one for a third of a second, which a 200 ms tick's sync limit (1 s)
-	// would come close to.
+	// one from half a second before the leader's line until the leader has
+	// acted on its answer, a second or so, which a 200 ms tick's sync limit
+	// (1 s) would not allow.
 	env := []string{"ENSEMBLE_DIR=" + filepath.Join(dir, "ensemble"), "ZK_BASE_PORT=" + strconv.Itoa(freeBase(t))}
 	ens := func(args ...string) string { return runScript(t, env, "ensemble.sh", args...) }
 	ens("start", "3")
@@ -116,17 +121,20 @@ func waitLog(t *testing.T, path, want string) {
 // staleLineRound starts a (on follower, fenced or not) and then b (on
 // others), in round, runs stale-line.sh on a, and checks the outcome. It
 // reports what the script said, and whether it missed the window (exit 1,
-// neither outcome): the caller tries again.
+// neither outcome): the caller tries again. Each round elects on a path of
+// its own: the killed speakers of an earlier round keep their znodes until
+// their sessions expire, and a would wait behind them.
 func staleLineRound(t *testing.T, bin, round, follower, others string, fence bool, env []string) (said string, missed bool) {
 	t.Helper()
 	if err := os.MkdirAll(round, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	outFile, aLog := filepath.Join(round, "out.txt"), filepath.Join(round, "a.log")
-	a := startLogged(t, aLog, bin, "--name", "a", "--interval", "2s", "--servers", follower,
+	path := "/" + filepath.Base(round)
+	a := startLogged(t, aLog, bin, "--name", "a", "--interval", "2s", "--servers", follower, "--path", path,
 		"--out", outFile, "--fence="+strconv.FormatBool(fence))
 	waitLog(t, aLog, `msg="became leader"`)
-	b := startLogged(t, filepath.Join(round, "b.log"), bin, "--name", "b", "--servers", others, "--out", outFile)
+	b := startLogged(t, filepath.Join(round, "b.log"), bin, "--name", "b", "--servers", others, "--path", path, "--out", outFile)
 	waitLog(t, filepath.Join(round, "b.log"), `msg="waiting in line"`)
 	out, err := scriptCmd(t, env, "stale-line.sh", strconv.Itoa(a.Process.Pid), aLog).CombinedOutput()
 	said = string(out)

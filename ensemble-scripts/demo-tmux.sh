@@ -108,8 +108,10 @@ done
 # zkview prints its address first thing (port 0 resolved). Say it here, and
 # inside the window, which hides this terminal until the demo ends: in
 # zkview's pane title and on the status line.
+# A busy machine has taken 8 s to start the pane's shell and zkview, so the
+# wait is long; it ends as soon as the address shows.
 url=""
-for ((k = 0; k < 100; k++)); do
+for ((k = 0; k < 600; k++)); do
 	url=$(tmux capture-pane -p -t "$view_pane" | grep -o -m 1 'http://[0-9.:]*/' || true)
 	[ -n "$url" ] && break
 	sleep 0.05

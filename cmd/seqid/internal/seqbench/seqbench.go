@@ -6,15 +6,12 @@
 package seqbench
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"zkspeaker/recipes/sequence"
@@ -191,62 +188,6 @@ func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 	return nil
 }
 
-// median returns the window of the median IDs per second (the higher
-// middle one of an even number).
-func median(windows []Row) Row {
-	sorted := slices.Clone(windows)
-	slices.SortFunc(sorted, func(a, b Row) int { return cmp.Compare(a.IDsPerSec, b.IDsPerSec) })
-	return sorted[len(sorted)/2]
-}
-
-// warmers is how many sequences, each with a worker of its own, the
-// warm-up writes to at once.
-const warmers = 8
-
-// warmUp takes IDs from warmers sequences at once, a worker each, for d.
-// A fresh server runs its hot paths faster and faster for a minute or so,
-// as its JIT compiles them: without a warm-up the rows measured first are
-// the slowest, and a row compared with a later one looks worse than it
-// is. Separate sequences do not conflict, so the servers see many times
-// the writes of one sequence, on the same code, and warm up sooner.
-func warmUp(ctx context.Context, d time.Duration, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper, opts []sequence.Option) error {
-	stop := time.Now().Add(d)
-	errs := make([]error, len(sessions))
-	var wg sync.WaitGroup
-	for i, rz := range sessions {
-		name := fmt.Sprintf("warmup-%d", i)
-		if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
-			return err
-		}
-		s, err := open(ctx, rz, name, opts)
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) && ctx.Err() == nil {
-				if _, err := s.Next(ctx); err != nil {
-					errs[i] = err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// open opens the sequence name, just made by another session, on rz. The
-// sync first makes rz's server catch up with the leader: a follower that
-// lags behind could otherwise answer that there is no such sequence.
-func open(ctx context.Context, rz *recoverable.RecoverableZookeeper, name string, opts []sequence.Option) (*sequence.Sequence, error) {
-	if err := rz.Sync(ctx, "/"); err != nil {
-		return nil, err
-	}
-	return sequence.Open(rz, name, opts...)
-}
-
 // shape is a row's workers, and goroutines per worker.
 type shape struct{ workers, goroutines int }
 
@@ -261,95 +202,4 @@ func (cfg Config) shapes() []shape {
 		out = append(out, shape{1, g})
 	}
 	return out
-}
-
-// prepare makes the sequence name and opens a worker's Sequence of it on
-// each session. The workers keep their Sequences from window to window, as
-// long-lived workers would: what a worker learnt (how long its writes
-// take, how often it lost lately) carries over.
-func prepare(ctx context.Context, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
-	name string, opts []sequence.Option) ([]*sequence.Sequence, error) {
-	if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
-		return nil, err
-	}
-	seqs := make([]*sequence.Sequence, len(sessions))
-	for i, rz := range sessions {
-		var err error
-		if seqs[i], err = open(ctx, rz, name, opts); err != nil {
-			return nil, err
-		}
-	}
-	// The first ID waits for the leader to pick the sequence up: not
-	// counted.
-	if _, err := seqs[0].Next(ctx); err != nil {
-		return nil, err
-	}
-	return seqs, nil
-}
-
-// measure runs goroutines on each of seqs, calling NextN, for one window
-// of cfg.Duration.
-func measure(ctx context.Context, cfg Config, seqs []*sequence.Sequence, goroutines int, p *sequence.Persister, batch int64) (Row, error) {
-	// The window is cfg.Duration exactly: what was done in it, read at its
-	// end. A call still waiting then (a worker in its backoff, say) ends
-	// after it and is not counted; timing until the last call returned
-	// would charge a whole backoff to a row of busy workers.
-	before, raisesBefore := sum(seqs), p.Raises()
-	start := time.Now()
-	stop := start.Add(cfg.Duration)
-	errs := make([]error, len(seqs)*goroutines)
-	var wg sync.WaitGroup
-	for i := range errs {
-		s := seqs[i%len(seqs)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) && ctx.Err() == nil {
-				if _, err := s.NextN(ctx, batch); err != nil {
-					errs[i] = err
-					return
-				}
-			}
-		}()
-	}
-	select {
-	case <-time.After(time.Until(stop)):
-	case <-ctx.Done():
-	}
-	at, raises := sum(seqs), p.Raises()
-	elapsed := time.Since(start)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return Row{}, err
-	}
-	return row(batch, len(seqs), goroutines, at, before, raises-raisesBefore, elapsed), nil
-}
-
-// row is what a window of elapsed measured: the counts at its end less
-// those at its start.
-func row(batch int64, workers, goroutines int, at, before sequence.Stats, raises int64, elapsed time.Duration) Row {
-	ids, writes, conflicts := at.Handed-before.Handed, at.Writes-before.Writes, at.Conflicts-before.Conflicts
-	cas := writes + conflicts
-	r := Row{Batch: batch, Workers: workers, Goroutines: goroutines, IDs: ids, Waits: at.Waits - before.Waits, Raises: raises,
-		IDsPerSec: float64(ids) / elapsed.Seconds(), CASPerSec: float64(cas) / elapsed.Seconds()}
-	if cas > 0 {
-		r.Conflicts = float64(conflicts) / float64(cas)
-	}
-	if ids > 0 {
-		r.ConflictID = float64(conflicts) / float64(ids)
-	}
-	return r
-}
-
-// sum adds up the counts of seqs.
-func sum(seqs []*sequence.Sequence) sequence.Stats {
-	var total sequence.Stats
-	for _, s := range seqs {
-		st := s.Stats()
-		total.Handed += st.Handed
-		total.Writes += st.Writes
-		total.Conflicts += st.Conflicts
-		total.Waits += st.Waits
-	}
-	return total
 }

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux clean-demo screenshots chaos lint vet staticcheck shellcheck test test-clock compile-tests test-packages test-short clean
+.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux clean-demo screenshots chaos lint vet staticcheck shellcheck sizecheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
@@ -81,6 +81,11 @@ staticcheck:
 shellcheck:
 	shellcheck ensemble-scripts/*.sh .ci/run
 
+# sizecheck: no file git holds or would take in over 1 MB (a binary built at
+# the root), no Go file over 350 lines, no Go function over 80 (tests aside).
+sizecheck:
+	$(GO) run ./internal/testkit/sizecheck
+
 ## test: everything, against real ZooKeeper servers (about 4½ minutes on 2 cores)
 # The linters run beside the tests at the lowest CPU priority: the tests
 # mostly wait, and leave a core idle that the linters fill, while a test
@@ -91,8 +96,8 @@ test: test-clock deps test-tools zk-cds compile-tests
 	( nice -n 19 $(MAKE) --no-print-directory lint >$(LINTLOG) 2>&1; echo $$? >$(LINTLOG).rc ) & \
 	$(MAKE) --no-print-directory test-packages SKIP_COMPILE=1; tests=$$?; \
 	wait; lint=$$(cat $(LINTLOG).rc); \
-	if [ "$$lint" = 0 ]; then echo "vet, staticcheck and shellcheck: no findings"; \
-	else echo "vet, staticcheck or shellcheck FAILED:"; cat $(LINTLOG); fi; \
+	if [ "$$lint" = 0 ]; then echo "vet, staticcheck, shellcheck and sizecheck: no findings"; \
+	else echo "vet, staticcheck, shellcheck or sizecheck FAILED:"; cat $(LINTLOG); fi; \
 	took=$$(( $$(date +%s) - $$(cat $(CURDIR)/bin/test.start) )); \
 	if [ "$$tests" = 0 ] && [ "$$lint" = 0 ]; then echo "make test: passed in $$took s"; \
 	else echo "make test: FAILED in $$took s"; exit 1; fi
@@ -105,8 +110,8 @@ zk-cds: deps
 test-clock:
 	@mkdir -p $(CURDIR)/bin && date +%s >$(CURDIR)/bin/test.start
 
-## lint: go vet, staticcheck and shellcheck
-lint: vet staticcheck shellcheck
+## lint: go vet, staticcheck, shellcheck and the size check
+lint: vet staticcheck shellcheck sizecheck
 
 # test-packages: `go test -json` per package through internal/testkit/testrun, JOBS
 # packages at a time, each printed as it ends, then each package's time,

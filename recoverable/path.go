@@ -8,37 +8,47 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// PathError is a znode path, or one name in it, that ZooKeeper would
-// refuse. It wraps zk.ErrInvalidPath, which go-zookeeper returns for such
-// a path without sending it, so that errors.Is finds either.
+// PathError is a znode path, or one name in it, that may not be used: one
+// ZooKeeper would refuse, or one the servers keep for themselves. It wraps
+// zk.ErrInvalidPath, which go-zookeeper returns for such a path without
+// sending it, so that errors.Is finds either.
 type PathError struct {
+	Field   string // the argument or flag that held it: "path", "election"
 	Path    string // the path or name as given
 	Problem string // what is wrong, in words: "ends in /"
 }
 
-// Error says which path and what is wrong with it.
-func (e *PathError) Error() string { return fmt.Sprintf("path %q %s", e.Path, e.Problem) }
+// Error names the field, then says what is wrong with its value.
+func (e *PathError) Error() string { return e.Field + ": " + e.Reason() }
+
+// Reason says what is wrong without naming the field, for a line that
+// names it in its own way ("--path: …").
+func (e *PathError) Reason() string { return fmt.Sprintf("%q %s", e.Path, e.Problem) }
 
 // Unwrap returns zk.ErrInvalidPath.
 func (e *PathError) Unwrap() error { return zk.ErrInvalidPath }
 
-// ValidatePath checks an absolute znode path the way ZooKeeper does: the
-// client (go-zookeeper's validatePath) and the server
-// (org.apache.zookeeper.common.PathUtils) together. Such a path fails at
-// once and forever, so every command checks it before its first request,
-// and no retry loop ever meets one. The root "/" is valid.
-func ValidatePath(p string) error {
+// ValidatePath checks p, the value of field, as the path of a znode that
+// a recipe keeps: one ZooKeeper takes, by the client's rules
+// (go-zookeeper's validatePath) and the server's
+// (org.apache.zookeeper.common.PathUtils) together, other than the root,
+// and not under /zookeeper, which the servers keep for themselves. Such a
+// path fails at once and forever, so every layer that is given one checks
+// it with this before its first request, and no retry loop ever meets one.
+func ValidatePath(field, p string) error {
 	switch {
 	case !strings.HasPrefix(p, "/"):
-		return &PathError{p, "is not absolute (it must start with /)"}
+		return &PathError{field, p, "is not absolute (it must start with /)"}
 	case p == "/":
-		return nil
+		return &PathError{field, p, "is the root; use a znode under it"}
 	case strings.HasSuffix(p, "/"):
-		return &PathError{p, "ends in /"}
+		return &PathError{field, p, "ends in /"}
+	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
+		return &PathError{field, p, "is under /zookeeper, which ZooKeeper reserves"}
 	}
 	for _, name := range strings.Split(p[1:], "/") {
 		if problem := nameProblem(name); problem != "" {
-			return &PathError{p, problem}
+			return &PathError{field, p, problem}
 		}
 	}
 	return nil
@@ -48,10 +58,10 @@ func ValidatePath(p string) error {
 // slashes, by ValidatePath's rules.
 func ValidateName(name string) error {
 	if strings.Contains(name, "/") {
-		return &PathError{name, "contains /; it must be one znode name"}
+		return &PathError{"name", name, "contains /; it must be one znode name"}
 	}
 	if problem := nameProblem(name); problem != "" {
-		return &PathError{name, problem}
+		return &PathError{"name", name, problem}
 	}
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/metrics"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
 )
@@ -46,7 +45,7 @@ func runPersist(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := nodemonitor.ValidatePath(c.String("election")); err != nil {
+	if err := recoverable.ValidatePath("election", c.String("election")); err != nil {
 		return cmdline.BadFlag("election", "%s", cmdline.Reason(err))
 	}
 	addr, err := metrics.Parse(c)

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
 )
@@ -39,7 +38,7 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return settings{}, err
 	}
 	s := settings{ZooKeeper: z, root: c.String("root")}
-	if err := nodemonitor.ValidatePath(s.root); err != nil {
+	if err := recoverable.ValidatePath("root", s.root); err != nil {
 		return s, cmdline.BadFlag("root", "%s", cmdline.Reason(err))
 	}
 	return s, nil

@@ -102,7 +102,7 @@ func parseElection(c *cli.Context) (kind electionKind, path string, err error) {
 	if c.IsSet("path") {
 		path = c.String("path")
 	}
-	if err := nodemonitor.ValidatePath(path); err != nil {
+	if err := recoverable.ValidatePath("path", path); err != nil {
 		return kind, "", badFlag("path", "%s", cmdline.Reason(err))
 	}
 	return kind, path, nil

@@ -40,7 +40,7 @@ func parseSettings(c *cli.Context) (settings, error) {
 		return settings{}, err
 	}
 	s := settings{ZooKeeper: z, base: c.String("path")}
-	if err := config.ValidatePath(s.base); err != nil {
+	if err := config.ValidateBase(s.base); err != nil {
 		return s, cmdline.BadFlag("path", "%s", cmdline.Reason(err))
 	}
 	return s, nil

@@ -17,6 +17,7 @@ import (
 	"zkspeaker/internal/metrics"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
+	"zkspeaker/recoverable"
 )
 
 // settings are zklock's flags, checked.
@@ -42,8 +43,8 @@ func parse(c *cli.Context) (settings, error) {
 	if s.metrics, err = metrics.Parse(c); err != nil {
 		return s, err
 	}
-	if err := nodemonitor.ValidatePath(s.path); err != nil {
-		return s, cmdline.BadFlag("path", "%q is not a znode path: %s", s.path, cmdline.Reason(err))
+	if err := recoverable.ValidatePath("path", s.path); err != nil {
+		return s, cmdline.BadFlag("path", "%s", cmdline.Reason(err))
 	}
 	if s.grace, err = cmdline.Duration(c, "grace"); err != nil || s.grace < 0 {
 		return s, cmdline.BadFlag("grace", "%q must be a duration, 0 or more", c.String("grace"))

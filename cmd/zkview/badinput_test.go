@@ -30,6 +30,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--listen", "127.0.0.1:99999"}, `zkview: --listen: "127.0.0.1:99999": the port must be a number from 0 to 65535`},
 		{[]string{"--election", "election"}, `zkview: --election: "election" is not a znode path below / (such as /election)`},
 		{[]string{"--group", "/zoo/"}, `zkview: --group: "/zoo/" is not a znode path below / (such as /election)`},
+		{[]string{"--lock", "/"}, `zkview: --lock: "/" is not a znode path below / (such as /election)`},
 		{[]string{"--servers", "nohost"}, ``},
 		{[]string{"--session-timeout", "soon"}, ``},
 		{[]string{"extra"}, `zkview: takes no arguments, got "extra" (zkview [options])`},

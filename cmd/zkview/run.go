@@ -45,7 +45,7 @@ func parse(c *cli.Context) (settings, error) {
 		if p.Path == "" { // --election "" leaves the panel out
 			return live.Panel{}, nil
 		}
-		if err := recoverable.ValidatePath(p.Path); err != nil || p.Path == "/" {
+		if err := recoverable.ValidatePath(flag, p.Path); err != nil {
 			return p, cmdline.BadFlag(flag, "%q is not a znode path below / (such as /election)", p.Path)
 		}
 		return p, nil

@@ -25,7 +25,7 @@ func ValidatePath(p string) error {
 	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
 		return reason.New(ErrInvalid, "path", "%q is under /zookeeper, which ZooKeeper reserves", p)
 	}
-	if err := recoverable.ValidatePath(p); err != nil {
+	if err := recoverable.ValidatePath("path", p); err != nil {
 		return reason.Because(ErrInvalid, "path", err)
 	}
 	return nil

@@ -53,10 +53,16 @@ func Of(err error) string {
 }
 
 // Text returns the reason err carries, and false when it carries none.
+// An error of a lower layer that cannot use this package's Error (such as
+// recoverable's PathError) carries one by a Reason method.
 func Text(err error) (string, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Text, true
+	}
+	var r interface{ Reason() string }
+	if errors.As(err, &r) {
+		return r.Reason(), true
 	}
 	return "", false
 }

@@ -14,7 +14,7 @@ import (
 var ErrInvalidKey = errors.New("config: invalid key")
 
 // ErrInvalidPath is returned by New for a base path that is not an absolute
-// znode path below the root (see ValidatePath).
+// znode path below the root (see ValidateBase).
 var ErrInvalidPath = errors.New("config: invalid base path")
 
 // ErrValueTooLarge is returned, before anything is sent, for a value that

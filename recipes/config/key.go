@@ -1,8 +1,7 @@
 package config
 
 import (
-	"errors"
-	"strings"
+	"fmt"
 
 	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
@@ -52,19 +51,15 @@ func ValidateValue(value string) error {
 	return nil
 }
 
-// ValidatePath checks a base path: one ZooKeeper takes
-// (recoverable.ValidatePath), below the root, and not under /zookeeper,
-// which the servers keep for themselves.
-func ValidatePath(p string) error {
+// ValidateBase checks a base path by recoverable.ValidatePath. The root
+// is refused with a word on where keys go instead.
+func ValidateBase(p string) error {
+	err := recoverable.ValidatePath("path", p)
 	switch {
+	case err == nil:
+		return nil
 	case p == "/":
 		return reason.New(ErrInvalidPath, "path", "keys cannot live in the root itself; use a znode below it, such as %s", DefaultBase)
-	case p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/"):
-		return reason.New(ErrInvalidPath, "path", "%q is under /zookeeper, which ZooKeeper reserves", p)
 	}
-	var perr *recoverable.PathError
-	if err := recoverable.ValidatePath(p); errors.As(err, &perr) {
-		return reason.New(ErrInvalidPath, "path", "%q %s", p, perr.Problem)
-	}
-	return nil
+	return fmt.Errorf("%w: %w", ErrInvalidPath, err)
 }

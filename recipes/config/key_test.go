@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"zkspeaker/internal/reason"
 	"zkspeaker/recipes/config"
 )
 
@@ -32,11 +33,11 @@ func TestValidateKey(t *testing.T) {
 	}
 }
 
-func TestValidatePath(t *testing.T) {
+func TestValidateBase(t *testing.T) {
 	t.Parallel()
 	for _, p := range []string{"/config", "/a/b/c", "/zookeeper2"} {
-		if err := config.ValidatePath(p); err != nil {
-			t.Errorf("ValidatePath(%q) = %v, want nil", p, err)
+		if err := config.ValidateBase(p); err != nil {
+			t.Errorf("ValidateBase(%q) = %v, want nil", p, err)
 		}
 	}
 	for p, why := range map[string]string{
@@ -51,9 +52,9 @@ func TestValidatePath(t *testing.T) {
 		"/zookeeper/cfg": "reserves",
 		"/a\x00b":        "control character",
 	} {
-		err := config.ValidatePath(p)
-		if !errors.Is(err, config.ErrInvalidPath) || !strings.Contains(err.Error(), why) {
-			t.Errorf("ValidatePath(%q) = %v, want ErrInvalidPath saying %q", p, err, why)
+		err := config.ValidateBase(p)
+		if !errors.Is(err, config.ErrInvalidPath) || !strings.Contains(err.Error(), why) || !strings.Contains(reason.Of(err), why) {
+			t.Errorf("ValidateBase(%q) = %v, want ErrInvalidPath saying %q", p, err, why)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func New(rz *recoverable.RecoverableZookeeper, opts ...Option) (*Store, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := ValidatePath(o.base); err != nil {
+	if err := ValidateBase(o.base); err != nil {
 		return nil, err
 	}
 	if len(o.acl) == 0 {

@@ -1,13 +1,14 @@
 package sequence
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/reason"
-	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 )
 
 // Option changes a Sequence, a Persister, or the functions that manage
@@ -86,11 +87,11 @@ func newOptions(opts []Option) (options, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if err := nodemonitor.ValidatePath(o.root); err != nil {
-		return o, &reason.Error{Kind: ErrInvalid, Field: "root", Text: "root: " + reason.Of(err), Cause: err}
+	if err := recoverable.ValidatePath("root", o.root); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	if err := nodemonitor.ValidatePath(o.election); err != nil {
-		return o, &reason.Error{Kind: ErrInvalid, Field: "election", Text: "election path: " + reason.Of(err), Cause: err}
+	if err := recoverable.ValidatePath("election", o.election); err != nil {
+		return o, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if o.wait <= 0 {
 		return o, reason.New(ErrInvalid, "wait", "wait %s: want above 0", o.wait)

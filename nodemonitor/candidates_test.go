@@ -2,6 +2,7 @@ package nodemonitor
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -9,10 +10,11 @@ import (
 )
 
 // grammar is what a candidate's name is, written the short way: the hand
-// parser must accept exactly these names, and read the same number.
-var grammar = regexp.MustCompile(`^(?:` + recoverable.ProtectedPrefix + `[0-9a-f]{32}-)?` + Prefix + `(\d{10})$`)
+// parser must accept exactly these names, and read the same kind and
+// number.
+var grammar = regexp.MustCompile(`^(?:` + recoverable.ProtectedPrefix + `[0-9a-f]{32}-)?([a-z]+[-_])(\d{10})$`)
 
-func TestCandidateSeqAgreesWithTheGrammar(t *testing.T) {
+func TestParseCandidateAgreesWithTheGrammar(t *testing.T) {
 	t.Parallel()
 	guid := "0123456789abcdef0123456789abcdef"
 	names := []string{
@@ -23,44 +25,44 @@ func TestCandidateSeqAgreesWithTheGrammar(t *testing.T) {
 		"_c_" + guid + "n_0000000012", "_c_" + guid[1:] + "-n_0000000012", "_c_" + guid + "0-n_0000000012",
 		"_c_0123456789ABCDEF0123456789abcdef-n_0000000012", "_c_" + guid + "-", "_c_", "",
 		"_c_" + guid + "-lock-0000000012", "lock-0000000000", "readme", "n_٠٠٠٠٠٠٠٠٠٧",
+		"read-0000000003", "write-0000000004", "_c_" + guid + "-write-0000000004", "-0000000004",
+		"_0000000004", "0000000004", "re4d-0000000003", "read--0000000003", "read-_0000000003",
 	}
 	for _, name := range names {
 		m := grammar.FindStringSubmatch(name)
-		seq, ok := candidateSeq(name)
+		kind, seq, ok := parseCandidate(name)
 		if (m != nil) != ok {
-			t.Errorf("%q: candidateSeq says %v, the grammar %v", name, ok, m != nil)
+			t.Errorf("%q: parseCandidate says %v, the grammar %v", name, ok, m != nil)
 			continue
 		}
 		if ok {
-			if want, _ := strconv.ParseInt(m[1], 10, 64); seq != want {
-				t.Errorf("%q: seq %d, want %d", name, seq, want)
+			if want, _ := strconv.ParseInt(m[2], 10, 64); seq != want || kind != m[1] {
+				t.Errorf("%q: kind %q seq %d, want %q %d", name, kind, seq, m[1], want)
 			}
 		}
 	}
 }
 
-// TestStandAgreesWithTheSortedLine checks the one-pass decision against the
-// sorted line, for every candidate of a shuffled list with other children
-// mixed in, and for a name that is not there.
-func TestStandAgreesWithTheSortedLine(t *testing.T) {
+// Candidates keeps the sequential election's kind alone, Line every kind,
+// both in the order of the sequence numbers, not of the names as text.
+func TestLineSortsEveryKindBySequence(t *testing.T) {
 	t.Parallel()
 	guid := "0123456789abcdef0123456789abcdef"
 	children := []string{"readme", "_c_" + guid + "-n_0000000031", "n_0000000007", "lock-0000000001",
-		"_c_" + guid + "-n_0000000012", "n_0000000030", "n_0000000100", "_c_" + guid + "-n_0000000002"}
-	line := Candidates(children)
-	for i, c := range line {
-		got := stand(children, c.Name)
-		want := standing{found: true, ahead: i}
-		if i > 0 {
-			want.predecessor = line[i-1].Name
+		"_c_" + guid + "-n_0000000012", "write-0000000030", "n_0000000100", "_c_" + guid + "-read-0000000002"}
+	names := func(cs []Candidate) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
 		}
-		if got != want {
-			t.Errorf("%s: stand says %+v, the sorted line %+v", c.Name, got, want)
-		}
+		return out
 	}
-	for _, missing := range []string{"n_0000000008", "readme", ""} {
-		if got := stand(children, missing); got.found {
-			t.Errorf("%q: stand found it in %v", missing, children)
-		}
+	wantLine := []string{"lock-0000000001", "_c_" + guid + "-read-0000000002", "n_0000000007", "_c_" + guid + "-n_0000000012",
+		"write-0000000030", "_c_" + guid + "-n_0000000031", "n_0000000100"}
+	if got := names(Line(children)); !slices.Equal(got, wantLine) {
+		t.Errorf("Line = %v\nwant   %v", got, wantLine)
+	}
+	wantSeq := []string{"n_0000000007", "_c_" + guid + "-n_0000000012", "_c_" + guid + "-n_0000000031", "n_0000000100"}
+	if got := names(Candidates(children)); !slices.Equal(got, wantSeq) {
+		t.Errorf("Candidates = %v\nwant         %v", got, wantSeq)
 	}
 }

@@ -32,7 +32,7 @@ func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option
 	if err != nil {
 		return nil, err
 	}
-	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, watch: cfg.watch, log: cfg.logger}
+	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, watch: cfg.watch, rule: cfg.rule, log: cfg.logger}
 	return &Monitor{c: election.Run(rz, listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
 }
 

@@ -18,6 +18,7 @@ type Option func(*config)
 type config struct {
 	path   string
 	watch  WatchMode
+	rule   Rule
 	policy Policy
 	acl    []zk.ACL
 	logger *slog.Logger
@@ -29,6 +30,10 @@ func WithPath(p string) Option { return func(c *config) { c.path = p } }
 // WithWatch chooses what followers watch: their predecessor (the default)
 // or all the children, the herd of the first article.
 func WithWatch(w WatchMode) Option { return func(c *config) { c.watch = w } }
+
+// WithRule sets who blocks whom in the line; the default is Exclusive,
+// the sequential election: one leads, each other waits for the one ahead.
+func WithRule(r Rule) Option { return func(c *config) { c.rule = r } }
 
 // WithPolicy chooses what a paused leader does; the default is AtMostOne.
 func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
@@ -43,11 +48,14 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // newConfig applies opts to the defaults and checks the result in one place.
 func newConfig(opts []Option) (config, error) {
-	c := config{path: DefaultPath, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
+	c := config{path: DefaultPath, rule: Exclusive{}, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
 	for _, opt := range opts {
 		opt(&c)
 	}
 	if err := election.ValidatePath(c.path); err != nil {
+		return c, err
+	}
+	if err := checkRule(c.rule); err != nil {
 		return c, err
 	}
 	if c.watch.String() == "unknown" || c.policy.String() == "unknown" {

@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -15,78 +14,15 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// Prefix names a candidate's znode, "n_" in the recipe. With the protected
-// name and the sequence that ZooKeeper appends, a child of /election reads
-// "_c_<guid>-n_0000000007".
-const Prefix = "n_"
-
-// Candidate is one child of the election znode that takes part in it.
-type Candidate struct {
-	// Name is the child's name.
-	Name string
-	// Seq is the sequence number ZooKeeper gave it.
-	Seq int64
-}
-
-// Candidates picks the candidates out of the election znode's children and
-// sorts them by sequence number: the first one leads. Other children are
-// ignored. The names must not be sorted as text: the protected prefix holds
-// a random GUID in front of the number.
-func Candidates(children []string) []Candidate {
-	out := make([]Candidate, 0, len(children))
-	for _, c := range children {
-		if seq, ok := candidateSeq(c); ok {
-			out = append(out, Candidate{Name: c, Seq: seq})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
-	return out
-}
-
-// candidateSeq parses a candidate's name, "n_0000000007" or, protected,
-// "_c_<32 hex digits>-n_0000000007", and returns its sequence number. It
-// runs on every child at every failover, so it does by hand what a regular
-// expression would, ten times faster (TestCandidateSeqAgreesWithTheGrammar).
-func candidateSeq(name string) (int64, bool) {
-	const digits, guid = 10, 32
-	if rest, ok := strings.CutPrefix(name, recoverable.ProtectedPrefix); ok {
-		if len(rest) < guid+1 || rest[guid] != '-' || !isHex(rest[:guid]) {
-			return 0, false
-		}
-		name = rest[guid+1:]
-	}
-	num, ok := strings.CutPrefix(name, Prefix)
-	if !ok || len(num) != digits {
-		return 0, false
-	}
-	var seq int64
-	for i := 0; i < len(num); i++ {
-		if num[i] < '0' || num[i] > '9' {
-			return 0, false
-		}
-		seq = seq*10 + int64(num[i]-'0')
-	}
-	return seq, true
-}
-
-// isHex reports whether s is lower-case hex digits only.
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if (s[i] < '0' || s[i] > '9') && (s[i] < 'a' || s[i] > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // sequential is the recipe of the ZooKeeper documentation that the articles
-// port.
+// port: a line of sequential znodes, in which its Rule says who blocks whom.
 type sequential struct {
 	zk      *recoverable.RecoverableZookeeper
 	path    string
 	data    []byte
 	acl     []zk.ACL
 	watch   WatchMode
+	rule    Rule
 	log     *slog.Logger
 	node    string // our znode, "" until we join
 	session int64  // the session that owns node; 0 while unknown
@@ -116,8 +52,9 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		if err != nil {
 			return election.Decision{}, err
 		}
-		st := stand(children, path.Base(s.node))
-		if !st.found {
+		line := Line(children)
+		ours := slices.IndexFunc(line, func(c Candidate) bool { return c.Name == path.Base(s.node) })
+		if ours < 0 {
 			// Someone deleted our znode (an operator, with zkCli). Whatever
 			// we were, we are not a candidate now: join at the back.
 			s.log.Warn("our znode is gone; rejoining at the back of the line", "znode", s.node)
@@ -127,16 +64,20 @@ func (s *sequential) Check(ctx context.Context) (election.Decision, error) {
 		if s.session != s.zk.SessionID() {
 			continue // the session changed under the listing: not ours to trust
 		}
+		lead, watch := s.rule.Stand(line, ours)
 		if s.watch == WatchChildren {
-			return election.Decision{Leader: st.ahead == 0, Node: s.node, Wake: wake}, nil
+			return election.Decision{Leader: lead, Node: s.node, Wake: wake}, nil
 		}
-		if st.ahead == 0 {
+		if lead {
 			// The leader watches its own znode, so that a delete by hand
 			// stops it at once; the engine sets that watch after the first
 			// line is on its way.
 			return election.Decision{Leader: true, Node: s.node, Watch: s.watchOwn, Proof: proof}, nil
 		}
-		if d, again, err := s.follow(ctx, st); err != nil || !again {
+		if watch == "" || watch == line[ours].Name {
+			return election.Decision{}, fmt.Errorf("%w: rule %T leads not, and names %q to watch", ErrInvalid, s.rule, watch)
+		}
+		if d, again, err := s.follow(ctx, watch, ours); err != nil || !again {
 			return d, err
 		}
 	}
@@ -184,10 +125,11 @@ func (s *sequential) list(ctx context.Context) ([]string, <-chan zk.Event, elect
 	return l.Children, nil, proof, err
 }
 
-// follow watches the one candidate just ahead of us. It reports again when
-// that one vanished before the watch was set: look again now.
-func (s *sequential) follow(ctx context.Context, st standing) (d election.Decision, again bool, err error) {
-	target := s.path + "/" + st.predecessor
+// follow watches the one candidate that our rule says blocks us, from our
+// place in line. It reports again when that one vanished before the watch
+// was set: look again now.
+func (s *sequential) follow(ctx context.Context, blocker string, place int) (d election.Decision, again bool, err error) {
+	target := s.path + "/" + blocker
 	// A get, not an exists: an exists on a missing node would leave a watch
 	// for its creation, and a sequential name never comes back, so that
 	// watch would stay until the session ends (Curator's LeaderLatch makes
@@ -199,9 +141,10 @@ func (s *sequential) follow(ctx context.Context, st standing) (d election.Decisi
 	if err != nil {
 		return election.Decision{}, false, err
 	}
-	s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", st.ahead)
-	// Only we wake when our predecessor goes, and often we lead then: our
-	// listener may get ready while we ask (election.Decision.Prepare).
+	s.log.Info("waiting in line", "znode", s.node, "watching", target, "position", place)
+	// Few wake when that znode goes (only we, under Exclusive), and often
+	// we lead then: our listener may get ready while we ask
+	// (election.Decision.Prepare).
 	return election.Decision{Node: s.node, Wake: wake, Prepare: true}, false, nil
 }
 
@@ -221,7 +164,7 @@ func (s *sequential) join(ctx context.Context) error {
 		return err
 	}
 	if s.name == "" {
-		name, err := recoverable.NewProtectedName(Prefix)
+		name, err := recoverable.NewProtectedName(s.rule.Prefix())
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ func TestJoinAfterAFailedCreateTakesTheNodeItMade(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	acl := zk.WorldACL(zk.PermAll)
-	s := &sequential{zk: rz, path: "/unsure", data: []byte("me"), acl: acl, watch: WatchPredecessor, log: zktest.Logger(t)}
+	s := &sequential{zk: rz, path: "/unsure", data: []byte("me"), acl: acl, watch: WatchPredecessor, rule: Exclusive{}, log: zktest.Logger(t)}
 	var err error
 	if s.name, err = recoverable.NewProtectedName(Prefix); err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestLeaveAfterAFailedCreateDeletesTheNodeItMade(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	acl := zk.WorldACL(zk.PermAll)
-	s := &sequential{zk: rz, path: "/unsure-leave", data: []byte("me"), acl: acl, watch: WatchPredecessor, log: zktest.Logger(t)}
+	s := &sequential{zk: rz, path: "/unsure-leave", data: []byte("me"), acl: acl, watch: WatchPredecessor, rule: Exclusive{}, log: zktest.Logger(t)}
 	var err error
 	if s.name, err = recoverable.NewProtectedName(Prefix); err != nil {
 		t.Fatal(err)

@@ -49,37 +49,24 @@ func (r *RecoverableZookeeper) EnsurePath(ctx context.Context, path string, acl 
 // Anyone else's node yields an error that errors.Is matches to
 // zk.ErrNodeExists.
 func (r *RecoverableZookeeper) CreateEphemeral(ctx context.Context, path string, data []byte, acl []zk.ACL) (string, error) {
-	counter := r.retry.Create()
-	for attempts := 1; ; attempts++ {
-		p, err := call(ctx, r, func() (string, error) {
-			return r.conn.Create(path, data, zk.FlagEphemeral, acl)
-		})
-		if errors.Is(err, zk.ErrNodeExists) {
-			mine, ownErr := r.ownedBySession(ctx, path)
-			switch {
-			case mine:
-				r.log.Info("create found its own node after a lost reply", "path", path)
-				return path, nil
-			case errors.Is(ownErr, zk.ErrNoNode):
-				// The holder left in between: try again at once, for a retry.
-				if !counter.ShouldRetry() {
-					return "", wrap("create", path, err)
-				}
-				counter.UseRetry()
-				continue
-			case ownErr != nil:
-				return "", wrap("create", path, ownErr)
-			default:
-				return "", wrap("create", path, err)
-			}
+	p, _, err := retry(ctx, r, "create", path, func() (string, error) {
+		p, err := r.conn.Create(path, data, zk.FlagEphemeral, acl)
+		if !errors.Is(err, zk.ErrNodeExists) {
+			return p, err
 		}
-		if err == nil || !IsRetryable(err) {
-			return p, wrap("create", path, err)
+		mine, ownErr := r.ownedBySession(ctx, path)
+		switch {
+		case mine:
+			r.log.Info("create found its own node after a lost reply", "path", path)
+			return path, nil
+		case errors.Is(ownErr, zk.ErrNoNode):
+			return "", again(err) // the holder left in between
+		case ownErr != nil:
+			return "", final(ownErr)
 		}
-		if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
-			return "", err
-		}
-	}
+		return "", err
+	})
+	return p, wrap("create", path, err)
 }
 
 // ownedBySession reports whether path is an ephemeral znode of the session
@@ -118,38 +105,25 @@ func NewProtectedName(prefix string) (string, error) {
 // it must call FindOwn before it creates with the same name.
 func (r *RecoverableZookeeper) CreateProtectedEphemeralSequential(ctx context.Context, parent, name string, data []byte, acl []zk.ACL) (string, error) {
 	path := strings.TrimSuffix(parent, "/") + "/" + name
-	counter := r.retry.Create()
-	lost := false
-	for attempts := 1; ; attempts++ {
+	lost := false // a create's outcome is unknown: look before creating again
+	p, _, err := retry(ctx, r, "create", path, func() (string, error) {
 		if lost {
+			// While the look fails, its error has retry look again, and
+			// never create: the lost create could have made a node.
 			found, err := r.FindOwn(ctx, parent, name)
-			if err != nil && !IsRetryable(err) {
-				return "", err
-			}
 			if err != nil {
-				// We still do not know whether the lost create made a node:
-				// creating again now could make a second one. Look again.
-				if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
-					return "", err
-				}
-				continue
+				return "", err
 			}
 			if found != "" {
 				r.log.Info("create found its own node after a lost reply", "path", found)
 				return found, nil
 			}
 		}
-		p, err := call(ctx, r, func() (string, error) {
-			return r.conn.Create(path, data, zk.FlagEphemeral|zk.FlagSequence, acl)
-		})
-		if err == nil || !IsRetryable(err) {
-			return p, wrap("create", path, err)
-		}
-		lost = true
-		if err := r.backoff(ctx, counter, "create", path, attempts, err); err != nil {
-			return "", err
-		}
-	}
+		p, err := r.conn.Create(path, data, zk.FlagEphemeral|zk.FlagSequence, acl)
+		lost = lost || IsRetryable(err)
+		return p, err
+	})
+	return p, wrap("create", path, err)
 }
 
 // FindOwn returns the child of parent made by CreateProtectedEphemeralSequential

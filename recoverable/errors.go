@@ -26,7 +26,8 @@ var ErrRetried = errors.New("recoverable: answer to a retried write")
 
 // ErrReconnected is the proof a standalone server's read would have given
 // when the client lost its connection, or made a new one, while the read was
-// on its way: its answer may come from another server (see standalone.go).
+// on its way: its answer may come from another server (see serverMode, in
+// servermode.go).
 var ErrReconnected = errors.New("recoverable: reconnected while the read was on its way")
 
 // IsRetryable reports whether err is a fault that a retry can cure: the

@@ -8,42 +8,6 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// retry runs op until it succeeds, fails for good, or the RetryCounter runs
-// out: the article's loop. Only IsRetryable errors are retried. It returns
-// how many attempts were made along with op's result.
-func retry[T any](ctx context.Context, r *RecoverableZookeeper, name, path string, op func() (T, error)) (T, int, error) {
-	counter := r.retry.Create()
-	for attempts := 1; ; attempts++ {
-		v, err := call(ctx, r, op)
-		if err == nil || !IsRetryable(err) {
-			return v, attempts, err
-		}
-		if err := r.backoff(ctx, counter, name, path, attempts, err); err != nil {
-			return v, attempts, err
-		}
-	}
-}
-
-// backoff is the article's "sleep, then use a retry" step after a retryable
-// error. It returns an error, and the caller gives up, when no retry is left
-// or ctx is done.
-func (r *RecoverableZookeeper) backoff(ctx context.Context, counter *RetryCounter, name, path string, attempts int, cause error) error {
-	if counter.MaxRetries() == 0 {
-		return cause // one attempt was all it had: nothing was exhausted
-	}
-	if !counter.ShouldRetry() {
-		return fmt.Errorf("%s %s: %w after %d attempts: %w", name, path, ErrRetriesExhausted, attempts, cause)
-	}
-	r.log.Info("lost the connection to ZooKeeper; trying the operation again", "op", name, "path", path,
-		"retry", fmt.Sprintf("%d of %d", counter.AttemptTimes(), counter.MaxRetries()), "wait", counter.Backoff(), "error", cause)
-	if err := counter.SleepUntilNextRetry(ctx); err != nil {
-		return err
-	}
-	counter.UseRetry()
-	r.retries.note(name)
-	return nil
-}
-
 // call runs one attempt of op, but returns as soon as ctx is done or the
 // client is closed. go-zookeeper's calls take no context; an abandoned call
 // still ends on its own, when the server answers or the connection drops.
@@ -220,14 +184,6 @@ func (r *RecoverableZookeeper) Multi(ctx context.Context, ops ...any) ([]zk.Mult
 		return r.conn.Multi(ops...)
 	})
 	return res, wrap("multi", "", retried(attempts, err))
-}
-
-// retried marks an error met on a retry of a write that was sent before.
-func retried(attempts int, err error) error {
-	if err == nil || attempts < 2 || !errors.Is(err, zk.ErrBadVersion) && !errors.Is(err, zk.ErrNoNode) && !errors.Is(err, zk.ErrNodeExists) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrRetried, err)
 }
 
 // Children returns the names of path's children.

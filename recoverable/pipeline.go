@@ -94,7 +94,7 @@ func pipeline[T any](ctx context.Context, r *RecoverableZookeeper, op, secondOp 
 
 // freshRead runs read so that its answer is as fresh as a write's: right
 // behind a sync, in one round trip, or alone when the server is standalone
-// and has no leader to catch up with (see standalone.go). A nil syncErr
+// and has no leader to catch up with (see serverMode). A nil syncErr
 // proves that the session was alive at the ZooKeeper leader, or the
 // standalone server, after sent, the moment just before the request left.
 // Neither is retried: a fresh read is only worth anything fast.

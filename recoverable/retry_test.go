@@ -116,3 +116,41 @@ func TestClosedClientNeverRetries(t *testing.T) {
 		t.Fatalf("after Close: %d calls, err %v; want none and ErrClosed", calls, err)
 	}
 }
+
+// A create that met a node which is gone by the time it looked tries again
+// at once: no backoff, but a retry used, so that a node that comes and goes
+// for ever cannot keep it going; the last node-exists is its answer.
+func TestAgainRetriesAtOnceWithinTheCounter(t *testing.T) {
+	t.Parallel()
+	r := offline(RetryCounterFactory{MaxRetries: 3, Interval: time.Hour})
+	calls := 0
+	start := time.Now()
+	_, attempts, err := retry(context.Background(), r, "create", "/p", func() (int, error) {
+		calls++
+		return 0, again(zk.ErrNodeExists)
+	})
+	if calls != 4 || attempts != 4 || !errors.Is(err, zk.ErrNodeExists) || errors.Is(err, ErrRetriesExhausted) {
+		t.Fatalf("%d calls, %d attempts, %v; want 4 of each ending in node-exists alone", calls, attempts, err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Fatalf("took %v: again slept a backoff", d)
+	}
+	if got := r.Retries()["create"]; got != 0 {
+		t.Fatalf("Retries counted %d: an attempt again is no retry after a lost connection", got)
+	}
+}
+
+// An attempt whose own look already used up its retries ends the operation,
+// however retryable its error: the retries would multiply.
+func TestFinalEndsTheLoopOnARetryableError(t *testing.T) {
+	t.Parallel()
+	r := offline(RetryCounterFactory{MaxRetries: 3, Interval: time.Millisecond})
+	calls := 0
+	_, attempts, err := retry(context.Background(), r, "create", "/p", func() (int, error) {
+		calls++
+		return 0, final(zk.ErrConnectionClosed)
+	})
+	if calls != 1 || attempts != 1 || !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("%d calls, %d attempts, %v; want one ending in the connection loss", calls, attempts, err)
+	}
+}

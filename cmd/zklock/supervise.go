@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
 )
@@ -59,9 +58,6 @@ func supervise(ctx context.Context, log *slog.Logger, rz *recoverable.Recoverabl
 	// for timer and scheduling delays and the drift between clocks.
 	margin := rz.SessionTimeout() / 10
 	sv.deadline = func() time.Time { return rz.AliveUntil().Add(-margin) }
-	if election.BrokenForChaos {
-		sv.deadline = func() time.Time { return time.Now().Add(time.Hour) } // no watchdog: see BrokenForChaos
-	}
 	if err := sv.start(lk, s); err != nil {
 		log.Error("cannot start CMD", "error", err)
 		return 1, err.Error()

@@ -162,9 +162,7 @@ func (ls *loopState) handle(ctx context.Context, w wakeup) (next, bool) {
 		// is to give up), the reconnect must look again, since our znode
 		// may still lead and nobody else would speak.
 		ls.pauseEnd, ls.wake, ls.first = nil, nil, firstAct{}
-		if !brokenGuards {
-			ls.c.deactivate("paused until the session may have expired")
-		}
+		ls.c.deactivate("paused until the session may have expired")
 	}
 	return next{}, true
 }
@@ -253,7 +251,7 @@ func (c *Candidate) apply(d Decision) {
 // pause enters the paused state after a disconnection of the leader.
 func (c *Candidate) pause() {
 	c.setWhy(StatePaused, c.Node(), "paused")
-	if c.policy == AtMostOne && !brokenGuards {
+	if c.policy == AtMostOne {
 		c.listener.StopSpeaking()
 		c.log.Warn("paused: lost the connection, stopped speaking until it is back", "policy", c.policy)
 		return

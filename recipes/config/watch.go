@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/recoverable"
 )
 
@@ -102,10 +101,6 @@ func (s *Store) await(ctx context.Context, key string, changed <-chan zk.Event, 
 		case <-ctx.Done():
 			return false, false
 		case ev := <-changed:
-			if ev.Type == zk.EventNotWatching && election.BrokenForChaos {
-				changed = nil // wrong on purpose: the watch is gone, and never set again
-				continue
-			}
 			if ev.Type == zk.EventNotWatching {
 				// The session that held the watch is gone (ev.Err says
 				// why): whatever changed meanwhile told nobody.
@@ -122,7 +117,7 @@ func (s *Store) await(ctx context.Context, key string, changed <-chan zk.Event, 
 			// A new session has none of the old one's watches; go-zookeeper
 			// normally fires them first with EventNotWatching, but the read
 			// costs little and makes sure.
-			if ev.State == recoverable.StateConnected && ev.SessionID != read && !election.BrokenForChaos {
+			if ev.State == recoverable.StateConnected && ev.SessionID != read {
 				s.log.Info("reading the key again on the new session", "key", key, "session", ev.String())
 				return true, true
 			}

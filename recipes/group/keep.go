@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
@@ -152,9 +151,7 @@ func (m *Member) sessionChanged(log *slog.Logger, ev recoverable.SessionEvent, h
 	case recoverable.StateConnected:
 		if ev.SessionID != held.Session {
 			m.past[held.Session] = true
-			// A build that stays out after an expiry is wrong on purpose
-			// (election.BrokenForChaos).
-			return !election.BrokenForChaos
+			return true
 		}
 		if held.State == StateDisconnected {
 			log.Info("reconnected within the session; still a member", "session", fmt.Sprintf("0x%x", held.Session))

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 )
@@ -122,7 +121,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 			l.Unlock()
 			return ErrLost
 		}
-		if a.confirm != nil && !election.BrokenForChaos {
+		if a.confirm != nil {
 			l.startGuard(session)
 		}
 		l.mu.Unlock()

@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/internal/reason"
 	"zkspeaker/recoverable"
 )
@@ -157,9 +156,6 @@ func (s *Sequence) claim(ctx context.Context, cur state, ver int32, k int64) (fi
 	want.Next += k
 	want = want.written(token)
 	s.cached = nil
-	if election.BrokenForChaos {
-		ver = -1 // no compare-and-set: wrong on purpose (see BrokenForChaos)
-	}
 	sent := time.Now()
 	res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)
 	retried := errors.Is(err, recoverable.ErrRetried)

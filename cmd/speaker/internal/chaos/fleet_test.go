@@ -36,7 +36,7 @@ func speakerWithoutZooKeeper(t *testing.T) (*Config, *speakerProc) {
 	if testing.Short() {
 		t.Skip("-short: builds and runs the speaker")
 	}
-	cfg := &Config{Speaker: buildSpeaker(t, ""), Dir: t.TempDir(), Interval: 100 * time.Millisecond,
+	cfg := &Config{Speaker: buildSpeaker(t, false), Dir: t.TempDir(), Interval: 100 * time.Millisecond,
 		Session: 2 * time.Second, Election: "sequential", Policy: "at-most-one", Fence: true}
 	if err := os.MkdirAll(filepath.Join(cfg.Dir, "logs"), 0o755); err != nil {
 		t.Fatal(err)

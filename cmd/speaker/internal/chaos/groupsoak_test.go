@@ -37,7 +37,7 @@ func TestGroupSoakCatchesAMemberThatDoesNotJoinAgain(t *testing.T) {
 // path there.
 func buildForgetfulGroup(t *testing.T) string {
 	t.Helper()
-	built := filepath.Dir(buildSpeaker(t, ""))
+	built := filepath.Dir(buildSpeaker(t, false))
 	dir := t.TempDir()
 	for from, to := range map[string]string{"speaker": "speaker", "zkgroup": "zkgroup-real", "forgetfulmember": "zkgroup"} {
 		if err := os.Symlink(filepath.Join(built, from), filepath.Join(dir, to)); err != nil {

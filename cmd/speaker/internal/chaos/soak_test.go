@@ -4,31 +4,33 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"zkspeaker/internal/testkit/sabotage"
 )
 
-// buildSpeaker builds the commands with the given build tags into a
-// folder of its own, as `make build` puts them into bin/, once per test
-// binary and tags, and returns the speaker's path: the soak finds the
-// others beside it.
-func buildSpeaker(t *testing.T, tags string) string {
+// buildSpeaker builds the commands into a folder of its own, as `make
+// build` puts them into bin/, once per test binary and kind of build, and
+// returns the speaker's path: the soak finds the others beside it. A
+// broken build takes out the guards of sabotage.Guards, through an
+// overlay of the sources: the shipped packages hold no switch for it.
+func buildSpeaker(t *testing.T, broken bool) string {
 	t.Helper()
-	b, _ := builds.LoadOrStore(tags, &build{})
+	b, _ := builds.LoadOrStore(broken, &build{})
 	bb := b.(*build)
-	bb.once.Do(func() { bb.path, bb.err = buildCommands(tags) })
+	bb.once.Do(func() { bb.path, bb.err = buildCommands(broken) })
 	if bb.err != nil {
 		t.Fatal(bb.err)
 	}
 	return bb.path
 }
 
-// builds holds one build per set of tags, for every test of the binary.
-var builds sync.Map // tags -> *build
+// builds holds one build of each kind, for every test of the binary.
+var builds sync.Map // broken -> *build
 
 type build struct {
 	once sync.Once
@@ -36,21 +38,21 @@ type build struct {
 	err  error
 }
 
-func buildCommands(tags string) (string, error) {
+func buildCommands(broken bool) (string, error) {
 	dir, err := os.MkdirTemp("", "chaos-bin-")
 	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-o", dir + "/"}
-	if tags != "" {
-		args = append(args, "-tags", tags)
+	var edits []sabotage.Edit
+	if broken {
+		edits = sabotage.Guards
 	}
 	// And the test program that stands in for zkgroup in one test: built
 	// here, before any soak loads the machine.
 	cmds := []string{"zkspeaker/cmd/speaker", "zkspeaker/cmd/zklock", "zkspeaker/cmd/seqid", "zkspeaker/cmd/zkgroup", "zkspeaker/cmd/zkconfig",
 		"./testdata/forgetfulmember"}
-	if out, err := exec.Command("go", append(args, cmds...)...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	if err := sabotage.Build(dir, edits, cmds...); err != nil {
+		return "", err
 	}
 	return filepath.Join(dir, "speaker"), nil
 }
@@ -82,7 +84,7 @@ func runSoak(t *testing.T, cfg Config) (Report, string) {
 func TestSoak(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Seed: 15, Duration: 15 * time.Second, Speakers: 5, Election: "sequential", Policy: "at-most-one",
-		Fence: true, Servers: 3, Speaker: buildSpeaker(t, "")}
+		Fence: true, Servers: 3, Speaker: buildSpeaker(t, false)}
 	rep, summary := runSoak(t, cfg)
 	t.Logf("summary:\n%s", summary)
 	faults := 0
@@ -97,14 +99,14 @@ func TestSoak(t *testing.T) {
 	}
 }
 
-// A checker that cannot fail proves nothing. A speaker built with the tag
-// chaosbroken keeps speaking while paused, as no policy allows, and its
+// A checker that cannot fail proves nothing. A speaker built broken
+// (sabotage.Guards) keeps speaking while paused, as no policy allows, and its
 // confirm says yes without asking. Long black holes on the leader must then
 // show two speakers at once, and nothing explains it.
 func TestSoakCatchesABrokenSpeaker(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Seed: 3, Duration: 15 * time.Second, Speakers: 3, Election: "sequential", Policy: "at-most-one",
-		Fence: false, Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, "chaosbroken")}
+		Fence: false, Servers: 1, Kinds: []Kind{HoleLong}, Speaker: buildSpeaker(t, true)}
 	rep, summary := runSoak(t, cfg)
 	t.Logf("summary:\n%s", summary)
 	if rep.Pass() || unexplained(rep) == 0 {
@@ -119,7 +121,7 @@ func TestSoakCatchesABrokenSpeaker(t *testing.T) {
 func TestLockSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeLock, Seed: 21, Duration: 12 * time.Second, Speakers: 3, Policy: "at-most-one", Fence: true,
-		Servers: 1, Speaker: buildSpeaker(t, "")}, func(rep Report) string {
+		Servers: 1, Speaker: buildSpeaker(t, false)}, func(rep Report) string {
 		if rep.Terms < 2 {
 			return fmt.Sprintf("%d holder in the soak, want at least 2: the lock never changed hands", rep.Terms)
 		}
@@ -141,7 +143,7 @@ func mustPass(t *testing.T, cfg Config, enough func(Report) string) {
 	}
 }
 
-// The lock's checker catches a zklock built with chaosbroken: its engine
+// The lock's checker catches a zklock built broken: its engine
 // keeps the lock through a black hole, and its watchdog never stops CMD,
 // so the next holder's critical section overlaps the old one's.
 func TestLockSoakCatchesABrokenLock(t *testing.T) {
@@ -149,7 +151,7 @@ func TestLockSoakCatchesABrokenLock(t *testing.T) {
 	// Each CMD holds on past the soak's end: a holder cut off loses the
 	// lock with its CMD at work, which must then overlap the next one's.
 	mustFail(t, Config{Recipe: RecipeLock, Seed: 3, Duration: 12 * time.Second, Speakers: 3, Policy: "at-most-one",
-		Servers: 1, Kinds: []Kind{HoleLong}, Hold: time.Minute, Speaker: buildSpeaker(t, "chaosbroken")}, "unexplained overlaps", unexplained)
+		Servers: 1, Kinds: []Kind{HoleLong}, Hold: time.Minute, Speaker: buildSpeaker(t, true)}, "unexplained overlaps", unexplained)
 }
 
 // mustFail runs the soak cfg of a build broken on purpose: it must fail,
@@ -180,7 +182,7 @@ func unexplained(rep Report) int {
 // bound, nothing left in ZooKeeper.
 func TestSeqidSoak(t *testing.T) {
 	t.Parallel()
-	cfg := Config{Recipe: RecipeSeqid, Seed: 3, Duration: 12 * time.Second, Speakers: 2, Servers: 1, Speaker: buildSpeaker(t, "")}
+	cfg := Config{Recipe: RecipeSeqid, Seed: 3, Duration: 12 * time.Second, Speakers: 2, Servers: 1, Speaker: buildSpeaker(t, false)}
 	mustPass(t, cfg, func(rep Report) string {
 		switch {
 		case rep.Kinds[DataLoss].N == 0:
@@ -192,13 +194,13 @@ func TestSeqidSoak(t *testing.T) {
 	})
 }
 
-// The sequence checker catches a seqid built with chaosbroken, whose
+// The sequence checker catches a seqid built broken, whose
 // workers write without the compare-and-set: two workers that read the
 // same next ID both take it.
 func TestSeqidSoakCatchesABrokenSequence(t *testing.T) {
 	t.Parallel()
 	mustFail(t, Config{Recipe: RecipeSeqid, Seed: 3, Duration: 8 * time.Second, Speakers: 3, Servers: 1, Kinds: []Kind{Reset},
-		Speaker: buildSpeaker(t, "chaosbroken")}, "duplicate IDs", func(rep Report) int { return len(rep.Duplicates) })
+		Speaker: buildSpeaker(t, true)}, "duplicate IDs", func(rep Report) int { return len(rep.Duplicates) })
 }
 
 // A seeded soak of group membership: members joining, leaving, killed,
@@ -208,7 +210,7 @@ func TestSeqidSoakCatchesABrokenSequence(t *testing.T) {
 func TestGroupSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeGroup, Seed: 8, Duration: 12 * time.Second, Speakers: 3, Servers: 1,
-		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
+		Speaker: buildSpeaker(t, false)}, func(rep Report) string {
 		if rep.Lines < 30 {
 			return fmt.Sprintf("%d member lines read, want at least 30", rep.Lines)
 		}
@@ -216,13 +218,13 @@ func TestGroupSoak(t *testing.T) {
 	})
 }
 
-// The group checker catches a zkgroup built with chaosbroken, whose
+// The group checker catches a zkgroup built broken, whose
 // members do not join again after their session expired: the listing
 // misses a member whose process runs.
 func TestGroupSoakCatchesABrokenGroup(t *testing.T) {
 	t.Parallel()
 	mustFail(t, Config{Recipe: RecipeGroup, Seed: 3, Duration: 10 * time.Second, Speakers: 3, Servers: 1, Kinds: []Kind{HoleLong},
-		Speaker: buildSpeaker(t, "chaosbroken")}, "wrong listings", func(rep Report) int { return len(rep.Listing) })
+		Speaker: buildSpeaker(t, true)}, "wrong listings", func(rep Report) int { return len(rep.Listing) })
 }
 
 // A seeded soak of the configuration service: updaters writing ever higher
@@ -231,7 +233,7 @@ func TestGroupSoakCatchesABrokenGroup(t *testing.T) {
 func TestConfigSoak(t *testing.T) {
 	t.Parallel()
 	mustPass(t, Config{Recipe: RecipeConfig, Seed: 9, Duration: 12 * time.Second, Speakers: 2, Servers: 1,
-		Speaker: buildSpeaker(t, "")}, func(rep Report) string {
+		Speaker: buildSpeaker(t, false)}, func(rep Report) string {
 		if rep.Lines < 10 {
 			return fmt.Sprintf("%d values seen by the watchers, want at least 10", rep.Lines)
 		}
@@ -239,11 +241,11 @@ func TestConfigSoak(t *testing.T) {
 	})
 }
 
-// The config checker catches a zkconfig built with chaosbroken, whose
+// The config checker catches a zkconfig built broken, whose
 // watcher does not read again after its session expired: its watch is
 // gone, and it never hears of the later writes.
 func TestConfigSoakCatchesABrokenWatcher(t *testing.T) {
 	t.Parallel()
 	mustFail(t, Config{Recipe: RecipeConfig, Seed: 3, Duration: 10 * time.Second, Speakers: 2, Servers: 1, Kinds: []Kind{HoleLong},
-		Speaker: buildSpeaker(t, "chaosbroken")}, "stale watchers", func(rep Report) int { return len(rep.Stale) })
+		Speaker: buildSpeaker(t, true)}, "stale watchers", func(rep Report) int { return len(rep.Stale) })
 }

@@ -1,0 +1,63 @@
+package sabotage
+
+// Guards are the edits of the broken build that the chaos soaks' checkers
+// must catch: each takes out one guard whose absence lets a fault show.
+// The speaker, the lock, the sequence, the group and the configuration
+// each lose theirs; a build of all the commands takes them all out.
+var Guards = []Edit{
+	{
+		File: "internal/election/confirm.go",
+		Find: []string{"once.Do(func() { first = !proof.Sent.IsZero() })"},
+		Put:  []string{"once.Do(func() { first = !proof.Sent.IsZero() })", "return proof.Epoch, time.Now(), nil"},
+		Why:  "the leader's Confirm says yes without asking",
+	},
+	{
+		File: "internal/election/loop.go",
+		Find: []string{`ls.c.deactivate("paused until the session may have expired")`},
+		Put:  []string{},
+		Why:  "a paused leader keeps speaking when it gives up on its session",
+	},
+	{
+		File: "internal/election/loop.go",
+		Find: []string{"if c.policy == AtMostOne {", "c.listener.StopSpeaking()"},
+		Put:  []string{"if false {", "c.listener.StopSpeaking()"},
+		Why:  "a paused leader keeps speaking under at-most-one",
+	},
+	{
+		File: "recipes/lock/lock.go",
+		Find: []string{"l.startGuard(session)"},
+		Put:  []string{},
+		Why:  "the lock is not lost at a disconnection",
+	},
+	{
+		File: "cmd/zklock/supervise.go",
+		Find: []string{"sv.deadline = func() time.Time { return rz.AliveUntil().Add(-margin) }"},
+		Put: []string{"sv.deadline = func() time.Time { return rz.AliveUntil().Add(-margin) }",
+			"sv.deadline = func() time.Time { return time.Now().Add(time.Hour) }"},
+		Why: "zklock's watchdog never stops CMD",
+	},
+	{
+		File: "recipes/sequence/sequence.go",
+		Find: []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)"},
+		Put:  []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, -1, want)...)"},
+		Why:  "a worker writes the next ID without the compare-and-set",
+	},
+	{
+		File: "recipes/group/keep.go",
+		Find: []string{"m.past[held.Session] = true", "return true"},
+		Put:  []string{"m.past[held.Session] = true", "return false"},
+		Why:  "a member does not join again after its session expired",
+	},
+	{
+		File: "recipes/config/watch.go",
+		Find: []string{"if ev.Type == zk.EventNotWatching {"},
+		Put:  []string{"if ev.Type == zk.EventNotWatching {", "changed = nil", "continue"},
+		Why:  "a watcher forgets the watch its expired session lost",
+	},
+	{
+		File: "recipes/config/watch.go",
+		Find: []string{"if ev.State == recoverable.StateConnected && ev.SessionID != read {"},
+		Put:  []string{"if false && ev.SessionID != read {"},
+		Why:  "a watcher does not read again on a new session",
+	},
+}

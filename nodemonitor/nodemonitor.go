@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/election/zksession"
 	"zkspeaker/recoverable"
 )
 
@@ -33,7 +34,7 @@ func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option
 		return nil, err
 	}
 	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, watch: cfg.watch, rule: cfg.rule, log: cfg.logger}
-	return &Monitor{c: election.Run(rz, listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
+	return &Monitor{c: election.Run(zksession.New(rz), listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
 }
 
 // State returns the Monitor's state now.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/election"
+	"zkspeaker/internal/election/zksession"
 	"zkspeaker/recoverable"
 )
 
@@ -35,7 +36,7 @@ func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option
 		return nil, err
 	}
 	r := &singleFile{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, log: cfg.logger}
-	return &Monitor{c: election.Run(rz, listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
+	return &Monitor{c: election.Run(zksession.New(rz), listener, r, election.Config{Policy: cfg.policy, Logger: cfg.logger})}, nil
 }
 
 // State returns the Monitor's state now.

@@ -69,21 +69,21 @@ func (c *Candidate) Confirm(ctx context.Context) (epoch int64, sent time.Time, e
 // decision to lead that its own requests did not prove (proveLead). It
 // returns node's czxid and when the sync was sent.
 func (c *Candidate) stillOurs(ctx context.Context, node string) (epoch int64, sent time.Time, err error) {
-	session := c.zk.SessionID()
+	session := c.session.SessionID()
 	// A server answers reads from its own copy. A follower cut off from the
 	// ZooKeeper leader still serves it for a while, after the leader may
 	// have expired our session: a sync first makes it catch up with the
 	// leader, or, cut off, fail to within our deadline. The exists goes out
 	// right behind the sync, and the server answers it after: one round trip.
 	// A standalone server has no leader to catch up with: it gets the
-	// exists alone (recoverable.ServerMode).
-	ok, st, sent, err := c.zk.SyncExists(ctx, node)
+	// exists alone (recoverable.ServerMode, behind zksession).
+	st, sent, err := c.session.SyncExists(ctx, node)
 	switch {
 	case err != nil:
 		return 0, sent, fmt.Errorf("%w: %w", ErrNotLeader, err)
-	case !ok:
+	case !st.Exists:
 		return 0, sent, fmt.Errorf("%w: %s is gone", ErrNotLeader, node)
-	case session == 0 || st.EphemeralOwner != session || c.zk.SessionID() != session:
+	case session == 0 || st.EphemeralOwner != session || c.session.SessionID() != session:
 		return 0, sent, fmt.Errorf("%w: %s belongs to session 0x%x, not ours (0x%x)", ErrNotLeader, node, st.EphemeralOwner, session)
 	}
 	return st.Czxid, sent, nil

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"zkspeaker/internal/broadcast"
-	"zkspeaker/recoverable"
 )
 
 // Config is what the engine needs besides its Recipe.
@@ -32,7 +31,7 @@ type Config struct {
 // owns all of its state, and everything else reaches it as an event; only
 // Close, finding that goroutine idle, leaves in its place.
 type Candidate struct {
-	zk       *recoverable.RecoverableZookeeper
+	session  Session
 	listener Listener
 	recipe   Recipe
 	policy   Policy
@@ -59,11 +58,11 @@ type Candidate struct {
 	closeOnce sync.Once
 }
 
-// Run starts a Candidate for recipe on the session of rz. It returns at
-// once; the candidate joins as soon as there is a session.
-func Run(rz *recoverable.RecoverableZookeeper, listener Listener, recipe Recipe, cfg Config) *Candidate {
+// Run starts a Candidate for recipe on session. It returns at once; the
+// candidate joins as soon as there is a session.
+func Run(session Session, listener Listener, recipe Recipe, cfg Config) *Candidate {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Candidate{zk: rz, listener: listener, recipe: recipe, policy: cfg.Policy, log: cfg.Logger,
+	c := &Candidate{session: session, listener: listener, recipe: recipe, policy: cfg.Policy, log: cfg.Logger,
 		observers: broadcast.New(Status{}, func(s Status) bool { return s.State == StateClosed }),
 		resigns:   make(chan resignation), cancel: cancel, done: make(chan struct{})}
 	go c.loop(ctx)
@@ -144,8 +143,8 @@ func (c *Candidate) setWhy(state State, node, why string) {
 }
 
 // sessionDeadline is the moment from which the servers may have expired our
-// session (recoverable.AliveUntil), less a twentieth of the session timeout
+// session (Session.AliveUntil), less a twentieth of the session timeout
 // for timer delays and for the drift between our clock and the servers'.
 func (c *Candidate) sessionDeadline() time.Time {
-	return c.zk.AliveUntil().Add(-c.zk.SessionTimeout() / 20)
+	return c.session.AliveUntil().Add(-c.session.SessionTimeout() / 20)
 }

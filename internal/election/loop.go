@@ -2,14 +2,10 @@ package election
 
 import (
 	"context"
-	"errors"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"zkspeaker/recoverable"
 )
 
 // loop is the candidate's one goroutine: session events, the recipe's watch,
@@ -30,7 +26,7 @@ func (c *Candidate) loop(ctx context.Context) {
 	// put the delete later on the wire.
 	observeCtx, stopObserving := context.WithCancel(context.Background())
 	defer stopObserving()
-	ls := &loopState{c: c, events: c.zk.Observe(observeCtx), retries: newCheckRetries()}
+	ls := &loopState{c: c, events: c.session.Observe(observeCtx), retries: newCheckRetries()}
 	ls.preparing, _ = c.listener.(preparer)
 	defer ls.unprepare()
 	defer func() {
@@ -63,13 +59,13 @@ func (c *Candidate) loop(ctx context.Context) {
 // loopState is what the loop keeps between two events.
 type loopState struct {
 	c      *Candidate
-	events <-chan recoverable.SessionEvent
+	events <-chan SessionEvent
 	wake   <-chan zk.Event // the recipe's current watch
 	first  firstAct        // a new leader's watch on its own znode, waiting for its first act
 	// pauseEnd fires when a paused leader's session may have expired.
 	pauseEnd <-chan time.Time
 	retry    *time.Timer // the next check after a failed one
-	retries  *recoverable.RetryCounter
+	retries  *checkRetries
 	// ready: the last decision asked to prepare on wake; prepared: the
 	// listener was told to, and not yet told that it did not lead.
 	ready, prepared bool
@@ -108,7 +104,7 @@ const (
 // wakeup is one event for the loop.
 type wakeup struct {
 	kind    wokeBy
-	session recoverable.SessionEvent
+	session SessionEvent
 	watch   zk.Event
 	resign  resignation
 }
@@ -178,7 +174,7 @@ func (ls *loopState) watchOwnNow(ctx context.Context) {
 func (ls *loopState) watchFired(ev zk.Event) (next, bool) {
 	c := ls.c
 	ls.wake = nil
-	if c.zk.Closing() {
+	if c.session.Closing() {
 		return next{}, false // the closing session took our znode: leave says so
 	}
 	if ev.Type == zk.EventNotWatching {
@@ -316,7 +312,7 @@ func (c *Candidate) leave() {
 	if c.connected {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		switch err := c.recipe.Leave(ctx); {
-		case errors.Is(err, recoverable.ErrClosed):
+		case err != nil && c.session.Closing():
 			// Our owner closed the session first: that one write took our
 			// znode with it (the speaker's graceful exit does this).
 			c.log.Info("left the election: the session is closed, and our znode went with it", "znode", c.Node())
@@ -329,10 +325,4 @@ func (c *Candidate) leave() {
 		c.sayStopped(reasonClosing)
 	}
 	c.setWhy(StateClosed, c.Node(), "closed")
-}
-
-// newCheckRetries spaces out the retries of a failed election check, which
-// are never given up: the candidate stays in the race for as long as it runs.
-func newCheckRetries() *recoverable.RetryCounter {
-	return recoverable.NewRetryCounter(math.MaxInt32, 50*time.Millisecond, 5*time.Second, 0)
 }

@@ -57,7 +57,7 @@ func (ls *loopState) check(ctx context.Context, prepare bool) bool {
 // false when the loop must end instead.
 func (ls *loopState) checkFailed(ctx context.Context, err error) bool {
 	c := ls.c
-	if ctx.Err() != nil || c.zk.Closing() {
+	if ctx.Err() != nil || c.session.Closing() {
 		return false
 	}
 	if c.refusedForGood(err) {

@@ -1,28 +1,24 @@
 package election
 
-import (
-	"time"
-
-	"zkspeaker/recoverable"
-)
+import "time"
 
 // sessionChanged handles a session event, holding the turn. It reports
 // false when the loop must end: our owner closed the session.
-func (ls *loopState) sessionChanged(ev recoverable.SessionEvent) (next, bool) {
+func (ls *loopState) sessionChanged(ev SessionEvent) (next, bool) {
 	c := ls.c
 	switch ev.State {
-	case recoverable.StateConnected:
+	case SessionConnected:
 		c.connected, ls.pauseEnd = true, nil
 		// After a plain reconnect go-zookeeper re-arms our watches, so a
 		// follower has nothing to do. A paused leader must confirm that its
 		// znode survived; a new session must join again.
 		return next{check: ev.NewSession || c.State() == StatePaused || (ls.wake == nil && !ls.rejoining)}, true
-	case recoverable.StateDisconnected:
+	case SessionDisconnected:
 		ls.disconnected(ev)
-	case recoverable.StateExpired, recoverable.StateAuthFailed:
+	case SessionExpired, SessionAuthFailed:
 		c.connected, ls.wake, ls.pauseEnd, ls.first = false, nil, nil, firstAct{}
 		c.deactivate("session " + ev.State.String())
-	case recoverable.StateClosed:
+	case SessionClosed:
 		// Our owner closed the session: that was the one server write that
 		// removed our znode, and nothing is left to delete.
 		if c.connected && c.Node() != "" {
@@ -37,9 +33,9 @@ func (ls *loopState) sessionChanged(ev recoverable.SessionEvent) (next, bool) {
 
 // disconnected pauses a leader when its connection is lost, and starts the
 // clock that ends the pause once the session may have expired.
-func (ls *loopState) disconnected(ev recoverable.SessionEvent) {
+func (ls *loopState) disconnected(ev SessionEvent) {
 	c := ls.c
-	if now := c.zk.State(); now.State == recoverable.StateConnected && now.SessionID == ev.SessionID {
+	if now := c.session.State(); now.State == SessionConnected && now.SessionID == ev.SessionID {
 		// Stale: the loop was busy in a Check while the same session lost
 		// its connection and got it back, and the reconnect is next in
 		// line. Pausing now would stop a leader elected since on a live

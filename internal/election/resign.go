@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"zkspeaker/recoverable"
 )
 
 // ErrNothingToResign is returned by Resign when the candidate does not
@@ -113,7 +111,7 @@ func (ls *loopState) resign(ctx context.Context, r resignation) next {
 	// Each outcome is logged before the caller hears of it: what the caller
 	// reads next is already said.
 	switch {
-	case ctx.Err() != nil, errors.Is(err, recoverable.ErrClosed):
+	case ctx.Err() != nil, err != nil && c.session.Closing():
 		// Closed meanwhile: the loop ends, and leaves on its way out.
 		r.done <- ErrClosed
 		return next{}
@@ -122,7 +120,7 @@ func (ls *loopState) resign(ctx context.Context, r resignation) next {
 		c.log.Info("resigned: stopped speaking and left the line", "rejoin_after", r.rejoin)
 		r.done <- nil
 		return ls.standAgainAfter(r.rejoin)
-	case unanswered(err):
+	case c.unanswered(err):
 		// The znode may be gone and a successor lead: stay silent, and
 		// keep the pause before standing again, as after a resignation.
 		c.log.Warn("resigning: ZooKeeper did not answer, so we cannot tell whether our znode was deleted; silent, standing again after the pause",
@@ -144,7 +142,7 @@ func (ls *loopState) resign(ctx context.Context, r resignation) next {
 // it gone.
 func (c *Candidate) leaveOnPurpose(ctx context.Context) error {
 	err := c.leaveBeforeExpiry(ctx, false)
-	if err == nil || !unanswered(err) || ctx.Err() != nil {
+	if err == nil || !c.unanswered(err) || ctx.Err() != nil {
 		return err
 	}
 	c.log.Info("resigning: the delete got no answer; looking again whether our znode is still there", "error", err)
@@ -158,7 +156,7 @@ func (c *Candidate) leaveBeforeExpiry(ctx context.Context, settle bool) error {
 	ctx, cancel := context.WithDeadline(ctx, c.sessionDeadline())
 	defer cancel()
 	if settle {
-		if err := c.zk.Settle(ctx); err != nil {
+		if err := c.session.Settle(ctx); err != nil {
 			return err
 		}
 	}
@@ -170,8 +168,8 @@ func (c *Candidate) leaveBeforeExpiry(ctx context.Context, settle bool) error {
 
 // unanswered reports whether a request failed without an answer from
 // ZooKeeper, so that what it asked for may or may not have been done.
-func unanswered(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, recoverable.ErrRetriesExhausted) || recoverable.IsRetryable(err)
+func (c *Candidate) unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || c.session.Unanswered(err)
 }
 
 // standAgainAfter arms the wait before a resigned candidate stands again:

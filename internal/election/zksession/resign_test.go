@@ -1,4 +1,4 @@
-package election
+package zksession_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/election"
+	"zkspeaker/internal/election/zksession"
 	"zkspeaker/internal/testkit/zktest"
 )
 
@@ -20,11 +22,11 @@ type leadingRecipe struct {
 	checks []time.Time
 }
 
-func (r *leadingRecipe) Check(context.Context) (Decision, error) {
+func (r *leadingRecipe) Check(context.Context) (election.Decision, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.checks = append(r.checks, time.Now())
-	return Decision{Leader: true, Node: "/resigning/n_0000000000", Wake: make(chan zk.Event)}, nil
+	return election.Decision{Leader: true, Node: "/resigning/n_0000000000", Wake: make(chan zk.Event)}, nil
 }
 
 func (r *leadingRecipe) Leave(context.Context) error {
@@ -62,20 +64,20 @@ func TestResignSaysWhatHappened(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		leaves []error
-		want   error // nil, ErrResignUnknown or ErrStillLeading
+		want   error // nil, election.ErrResignUnknown or election.ErrStillLeading
 	}{
 		{"answered on the second look", []error{lost, nil}, nil},
-		{"never answered", []error{lost, lost}, ErrResignUnknown},
-		{"refused", []error{zk.ErrNoAuth}, ErrStillLeading},
+		{"never answered", []error{lost, lost}, election.ErrResignUnknown},
+		{"refused", []error{zk.ErrNoAuth}, election.ErrStillLeading},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			const rejoin = 500 * time.Millisecond
 			r := &leadingRecipe{leaves: tc.leaves}
 			l := zktest.NewListener("x")
-			c := Run(zktest.Connect(t, servers, 4*time.Second), l, r, Config{Policy: AtMostOne, Logger: zktest.Logger(t)})
+			c := election.Run(zksession.New(zktest.Connect(t, servers, 4*time.Second)), l, r, election.Config{Policy: election.AtMostOne, Logger: zktest.Logger(t)})
 			t.Cleanup(c.Close)
-			waitState(t, c, StateActive)
+			waitState(t, c, election.StateActive)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			asked := time.Now()
@@ -83,8 +85,8 @@ func TestResignSaysWhatHappened(t *testing.T) {
 			if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("Resign: %v, want %v", err, tc.want)
 			}
-			if tc.want == ErrStillLeading {
-				waitState(t, c, StateActive) // standing as before: it leads again at once
+			if tc.want == election.ErrStillLeading {
+				waitState(t, c, election.StateActive) // standing as before: it leads again at once
 				if n := r.checksSince(asked); n != 1 {
 					t.Fatalf("%d checks after a refused resignation, want 1", n)
 				}
@@ -94,13 +96,13 @@ func TestResignSaysWhatHappened(t *testing.T) {
 			if n := r.checksSince(asked); n != 0 || l.Speaking() {
 				t.Fatalf("within the rejoin pause: %d checks, speaking %v; want none, silent", n, l.Speaking())
 			}
-			waitState(t, c, StateActive) // after the pause it stands again, and leads
+			waitState(t, c, election.StateActive) // after the pause it stands again, and leads
 		})
 	}
 }
 
 // waitState waits until c is in state want.
-func waitState(t *testing.T, c *Candidate, want State) {
+func waitState(t *testing.T, c *election.Candidate, want election.State) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

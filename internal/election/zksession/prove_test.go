@@ -1,4 +1,4 @@
-package election
+package zksession_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"zkspeaker/internal/election"
+	"zkspeaker/internal/election/zksession"
 	"zkspeaker/internal/testkit/zktest"
 )
 
@@ -16,17 +18,17 @@ import (
 // decision alone. It counts its Checks.
 type claimingRecipe struct {
 	node  string
-	proof Proof
+	proof election.Proof
 
 	mu     sync.Mutex
 	checks int
 }
 
-func (r *claimingRecipe) Check(context.Context) (Decision, error) {
+func (r *claimingRecipe) Check(context.Context) (election.Decision, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.checks++
-	return Decision{Leader: true, Node: r.node, Wake: make(chan zk.Event), Proof: r.proof}, nil
+	return election.Decision{Leader: true, Node: r.node, Wake: make(chan zk.Event), Proof: r.proof}, nil
 }
 
 func (r *claimingRecipe) Leave(context.Context) error { return nil }
@@ -100,15 +102,15 @@ func TestAtLeastOneLeadsOnlyOnWhatTheLeaderApplied(t *testing.T) {
 			}
 			r := &claimingRecipe{node: node}
 			if tc.proven {
-				r.proof = Proof{Epoch: 1, Sent: time.Now()}
+				r.proof = election.Proof{Epoch: 1, Sent: time.Now()}
 			}
 			l := &syncSeer{Listener: zktest.NewListener("x"), synced: proxy.NotifyReply(zktest.OpSync)}
-			c := Run(rz, l, r, Config{Policy: AtLeastOne, Logger: zktest.Logger(t)})
+			c := election.Run(zksession.New(rz), l, r, election.Config{Policy: election.AtLeastOne, Logger: zktest.Logger(t)})
 			t.Cleanup(c.Close)
 			if tc.leads {
 				// The state turns active just before the listener is
 				// told: wait for the listener.
-				waitState(t, c, StateActive)
+				waitState(t, c, election.StateActive)
 				deadline := time.Now().Add(10 * time.Second)
 				for l.Terms() == 0 && time.Now().Before(deadline) {
 					time.Sleep(5 * time.Millisecond)

@@ -94,4 +94,3 @@ func watches(t *testing.T, addr, at string, cands []*electiontest.Candidate, wan
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
@@ -39,7 +40,7 @@ func Example() {
 	defer cancel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
-	run := func(name string) (*znodemonitor.Monitor, *recoverable.RecoverableZookeeper, error) {
+	run := func(name string) (*nodemonitor.Monitor, *recoverable.RecoverableZookeeper, error) {
 		rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
 		if err != nil {
 			return nil, nil, err
@@ -51,13 +52,13 @@ func Example() {
 		return m, rz, err
 	}
 	// until waits for the first status of m that cond accepts.
-	until := func(m *znodemonitor.Monitor, cond func(znodemonitor.Status) bool) znodemonitor.Status {
+	until := func(m *nodemonitor.Monitor, cond func(nodemonitor.Status) bool) nodemonitor.Status {
 		for st := range m.Observe(ctx) {
 			if cond(st) {
 				return st
 			}
 		}
-		return znodemonitor.Status{}
+		return nodemonitor.Status{}
 	}
 
 	ann, annZK, err := run("ann")
@@ -65,19 +66,19 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	until(ann, func(st znodemonitor.Status) bool { return st.State == znodemonitor.StateActive })
+	until(ann, func(st nodemonitor.Status) bool { return st.State == nodemonitor.StateActive })
 	bob, bobZK, err := run("bob")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer bobZK.Close()
-	st := until(bob, func(st znodemonitor.Status) bool { return st.Node != "" })
+	st := until(bob, func(st nodemonitor.Status) bool { return st.Node != "" })
 	fmt.Println("bob waits for", st.Node, "as", st.State)
 
 	ann.Close() // silent first, then the znode goes
 	annZK.Close()
-	until(bob, func(st znodemonitor.Status) bool { return st.State == znodemonitor.StateActive })
+	until(bob, func(st nodemonitor.Status) bool { return st.State == nodemonitor.StateActive })
 	bob.Close()
 	// Output:
 	// ann may speak

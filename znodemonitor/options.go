@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/election"
+	"zkspeaker/nodemonitor"
 )
 
 // DefaultPath is the znode the candidates race to create.
@@ -17,7 +18,7 @@ type Option func(*config)
 
 type config struct {
 	path   string
-	policy Policy
+	policy nodemonitor.Policy
 	acl    []zk.ACL
 	logger *slog.Logger
 }
@@ -26,8 +27,9 @@ type config struct {
 // are created as needed.
 func WithPath(p string) Option { return func(c *config) { c.path = p } }
 
-// WithPolicy chooses what a paused leader does; the default is AtMostOne.
-func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
+// WithPolicy chooses what a paused leader does; the default is
+// nodemonitor.AtMostOne.
+func WithPolicy(p nodemonitor.Policy) Option { return func(c *config) { c.policy = p } }
 
 // WithACL sets the ACL of the znodes the monitor creates; the default is
 // open to all, as in the articles.
@@ -47,7 +49,7 @@ func newConfig(opts []Option) (config, error) {
 		return c, err
 	}
 	if c.policy.String() == "unknown" {
-		return c, fmt.Errorf("%w: policy %d", ErrInvalid, c.policy)
+		return c, fmt.Errorf("%w: policy %d", nodemonitor.ErrInvalid, c.policy)
 	}
 	return c, nil
 }

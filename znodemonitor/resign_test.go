@@ -10,6 +10,7 @@ import (
 	"zkspeaker/internal/faultproxy"
 	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/nodemonitor"
 	"zkspeaker/znodemonitor"
 )
 
@@ -52,7 +53,7 @@ func resignWithALateAnswer(t *testing.T, successor bool) {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	electiontest.WaitStatus(t, m, 10*time.Second, "the resigner leads", func(s znodemonitor.Status) bool { return s.State == znodemonitor.StateActive })
+	electiontest.WaitStatus(t, m, 10*time.Second, "the resigner leads", func(s nodemonitor.Status) bool { return s.State == nodemonitor.StateActive })
 	var others []*electiontest.Candidate
 	if successor {
 		others = electiontest.Spawn(t, cluster.Servers(), 1, single(znodemonitor.WithPath(path)))
@@ -77,7 +78,7 @@ func resignWithALateAnswer(t *testing.T, successor bool) {
 		t.Fatal("the delete never reached the server")
 	}
 	if successor {
-		electiontest.WaitStatus(t, others[0].Monitor, session, "the successor leads", func(s znodemonitor.Status) bool { return s.State == znodemonitor.StateActive })
+		electiontest.WaitStatus(t, others[0].Monitor, session, "the successor leads", func(s nodemonitor.Status) bool { return s.State == nodemonitor.StateActive })
 	}
 	time.Sleep(hold)
 	released := time.Now()

@@ -9,13 +9,14 @@ import (
 
 	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
 
 // single starts single-file candidates with opts, for electiontest.
 func single(opts ...znodemonitor.Option) electiontest.NewMonitor {
-	return func(rz *recoverable.RecoverableZookeeper, l znodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
+	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
 		return znodemonitor.New(rz, l, append([]znodemonitor.Option{znodemonitor.WithLogger(log)}, opts...)...)
 	}
 }

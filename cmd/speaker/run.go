@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/election"
 	"zkspeaker/internal/metrics"
+	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
@@ -108,13 +108,13 @@ wait:
 func resignOnRequest(ctx context.Context, log *slog.Logger, mon monitor) {
 	log.Info("SIGUSR1: asked to resign the leadership")
 	switch err := mon.Resign(ctx); {
-	case err == nil, errors.Is(err, election.ErrStillLeading), errors.Is(err, election.ErrResignUnknown):
+	case err == nil, errors.Is(err, nodemonitor.ErrStillLeading), errors.Is(err, nodemonitor.ErrResignUnknown):
 		// The monitor logged what happened.
-	case errors.Is(err, election.ErrNothingToResign):
+	case errors.Is(err, nodemonitor.ErrNothingToResign):
 		log.Info("not the leader: nothing to resign; staying in line")
-	case errors.Is(err, election.ErrPausedResign):
+	case errors.Is(err, nodemonitor.ErrPausedResign):
 		log.Warn("cut off from ZooKeeper: cannot resign now; send SIGUSR1 again once reconnected")
-	case ctx.Err() != nil, errors.Is(err, election.ErrClosed):
+	case ctx.Err() != nil, errors.Is(err, nodemonitor.ErrClosed):
 		// Shutting down: the lines that follow say how.
 	default:
 		log.Warn("could not resign", "error", err)

@@ -46,3 +46,30 @@ func TestCredentialsGivenBeforeZooKeeperIsUpAreKept(t *testing.T) {
 		t.Fatalf("set by a client without the credentials = %v, want %v", err, zk.ErrNoAuth)
 	}
 }
+
+// The ACL of the znodes built on a session goes with the session, next to
+// the identity it names: Access gives both, and an empty ACL, which
+// ZooKeeper would refuse on every create, is refused at once.
+func TestTheSessionCarriesTheACLOfItsZnodes(t *testing.T) {
+	t.Parallel()
+	opts, acl := recoverable.Access("ann:secret")
+	rz, err := recoverable.Connect([]string{"127.0.0.1:1"}, time.Second, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rz.Close()
+	if got := rz.ACL(); len(got) != len(acl) || got[0] != acl[0] || got[0].Scheme != "digest" {
+		t.Fatalf("ACL() = %v, want Access's %v", got, acl)
+	}
+	open, err := recoverable.Connect([]string{"127.0.0.1:1"}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	if got := open.ACL(); len(got) != 1 || got[0] != zk.WorldACL(zk.PermAll)[0] {
+		t.Fatalf("ACL() without WithACL = %v, want open to all", got)
+	}
+	if _, err := recoverable.Connect([]string{"127.0.0.1:1"}, time.Second, recoverable.WithACL(nil)); err == nil {
+		t.Fatal("Connect with an empty ACL succeeded")
+	}
+}

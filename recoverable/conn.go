@@ -2,6 +2,7 @@ package recoverable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -23,6 +24,7 @@ type RecoverableZookeeper struct {
 	servers []string
 	retry   RetryCounterFactory
 	log     *slog.Logger
+	acl     []zk.ACL // for the znodes of the layers above (ACL)
 
 	events  *broadcast.Broadcaster[SessionEvent]
 	timeout atomic.Int64 // negotiated session timeout in ns, read off the wire
@@ -54,59 +56,23 @@ type RecoverableZookeeper struct {
 	zkEvents <-chan zk.Event
 }
 
-// Option configures a RecoverableZookeeper.
-type Option func(*options)
-
-type options struct {
-	retry  RetryCounterFactory
-	logger *slog.Logger
-	digest string
-}
-
-// WithRetry sets the RetryCounterFactory used for every operation.
-func WithRetry(f RetryCounterFactory) Option { return func(o *options) { o.retry = f } }
-
-// WithLogger sets the logger. go-zookeeper's own messages go to it at debug
-// level, so they stay out of sight at the default info level.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
-// WithDigestAuth authenticates the session as "user:password" with
-// ZooKeeper's digest scheme, and again after every reconnect. See DigestACL.
-func WithDigestAuth(userPassword string) Option { return func(o *options) { o.digest = userPassword } }
-
-// DigestACL returns the ACL for znodes that only the digest identity
-// "user:password" may change or delete, and anyone may read, so that status
-// tools and zkCli can still look. Note that ZooKeeper checks a delete against
-// the parent's ACL.
-func DigestACL(userPassword string) []zk.ACL {
-	user, password, _ := strings.Cut(userPassword, ":")
-	return append(zk.DigestACL(zk.PermAll, user, password), zk.ACL{Perms: zk.PermRead, Scheme: "world", ID: "anyone"})
-}
-
-// Access is what a command's --auth gives: the options that authenticate
-// its sessions as userPassword, and the ACL for the znodes it creates
-// (DigestACL). Without an identity ("") there is no option, and the znodes
-// are open to everyone, as in the articles and the chapter.
-func Access(userPassword string) ([]Option, []zk.ACL) {
-	if userPassword == "" {
-		return nil, zk.WorldACL(zk.PermAll)
-	}
-	return []Option{WithDigestAuth(userPassword)}, DigestACL(userPassword)
-}
-
 // Connect starts a client for servers ("host:port" each) with the session
 // timeout asked for. It returns at once: go-zookeeper connects, and
 // reconnects, in the background. Use WaitConnected or Observe to follow it.
 func Connect(servers []string, sessionTimeout time.Duration, opts ...Option) (*RecoverableZookeeper, error) {
-	o := options{retry: DefaultRetryCounterFactory(), logger: slog.Default()}
+	o := options{retry: DefaultRetryCounterFactory(), logger: slog.Default(), acl: zk.WorldACL(zk.PermAll)}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if len(o.acl) == 0 {
+		return nil, errors.New("recoverable: WithACL: the ACL is empty; ZooKeeper would refuse every create")
 	}
 	r := &RecoverableZookeeper{
 		born:      time.Now(),
 		servers:   append([]string(nil), servers...),
 		retry:     o.retry,
 		log:       o.logger,
+		acl:       o.acl,
 		events:    newBroadcaster(),
 		connReady: make(chan struct{}),
 		authReady: make(chan struct{}),

@@ -37,7 +37,7 @@ func createCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				err := sequence.Create(ctx, rz, a[0], start, s.opts(s.Logger())...)
+				err := sequence.Create(ctx, rz, a[0], start, s.opts()...)
 				if errors.Is(err, sequence.ErrExists) {
 					return fmt.Errorf("%s/%s exists already; its IDs go on from where they are (seqid list)", s.root, a[0])
 				}
@@ -61,7 +61,7 @@ func deleteCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				if err := sequence.Delete(ctx, rz, a[0], s.opts(s.Logger())...); err != nil {
+				if err := sequence.Delete(ctx, rz, a[0], s.opts()...); err != nil {
 					return err
 				}
 				fmt.Printf("deleted %s/%s\n", s.root, a[0])
@@ -87,7 +87,7 @@ func listCommand() *cli.Command {
 				}
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				infos, err := sequence.List(ctx, rz, s.opts(s.Logger())...)
+				infos, err := sequence.List(ctx, rz, s.opts()...)
 				if err != nil {
 					return err
 				}
@@ -129,7 +129,7 @@ func restoreCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				done, err := sequence.Restore(ctx, rz, store, s.opts(s.Logger())...)
+				done, err := sequence.Restore(ctx, rz, store, s.opts()...)
 				for _, r := range done {
 					switch {
 					case r.Before == nil:

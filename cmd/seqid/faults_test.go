@@ -20,9 +20,8 @@ import (
 func workers(t *testing.T, servers []string, name string, n int, got *ranges, stop <-chan struct{}) (wait func()) {
 	t.Helper()
 	var wg sync.WaitGroup
-	log := zktest.Logger(t)
 	for w := range n {
-		seq, err := sequence.Open(zktest.Connect(t, servers, 4*time.Second), name, sequence.WithLogger(log))
+		seq, err := sequence.Open(zktest.Connect(t, servers, 4*time.Second), name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func nextCommand() *cli.Command {
 				return err
 			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				seq, err := sequence.Open(rz, a[0], append(s.opts(s.Logger()), sequence.WithWait(wait))...)
+				seq, err := sequence.Open(rz, a[0], append(s.opts(), sequence.WithWait(wait))...)
 				if err != nil {
 					return err
 				}

@@ -72,11 +72,11 @@ func runPersist(c *cli.Context) error {
 		return err
 	}
 	defer ms.Close()
-	opts := append(s.opts(log), sequence.WithBlock(block), sequence.WithElection(c.String("election")))
+	opts := append(s.opts(), sequence.WithBlock(block), sequence.WithElection(c.String("election")))
 	if c.String("name") != "" {
 		opts = append(opts, sequence.WithName(c.String("name")))
 	}
-	pm := newPersistMetrics(ms, s.opts(log))
+	pm := newPersistMetrics(ms, s.opts())
 	defer ms.Serve(ctx)()
 	log.Info("standing for election as a persistence process", "store", fileStore.Dir(), "block", block, "pid", os.Getpid())
 	for ctx.Err() == nil {

@@ -51,10 +51,10 @@ func (s settings) connect(log *slog.Logger) (*recoverable.RecoverableZookeeper, 
 	return rz, err
 }
 
-// opts are the sequence options the settings give.
-func (s settings) opts(log *slog.Logger) []sequence.Option {
-	_, acl := recoverable.Access(s.Auth)
-	return []sequence.Option{sequence.WithRoot(s.root), sequence.WithACL(acl), sequence.WithLogger(log)}
+// opts are the sequence options the settings give; --auth's ACL comes with
+// the session (connect).
+func (s settings) opts() []sequence.Option {
+	return []sequence.Option{sequence.WithRoot(s.root)}
 }
 
 // args returns the command's arguments, named as in its usage, after

@@ -63,11 +63,11 @@ func args(c *cli.Context, names ...string) ([]string, error) {
 // connect starts a client with retry's retries for each single request,
 // and a Store on it that creates znodes with the ACL that --auth asks for.
 func (s settings) connect(log *slog.Logger, retry recoverable.RetryCounterFactory, storeOpts ...config.Option) (*recoverable.RecoverableZookeeper, *config.Store, error) {
-	rz, acl, err := s.Connect(log, recoverable.WithRetry(retry))
+	rz, _, err := s.Connect(log, recoverable.WithRetry(retry))
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := config.New(rz, append([]config.Option{config.WithBase(s.base), config.WithACL(acl), config.WithLogger(log)}, storeOpts...)...)
+	store, err := config.New(rz, append([]config.Option{config.WithBase(s.base)}, storeOpts...)...)
 	if err != nil {
 		rz.Close()
 		return nil, nil, err

@@ -30,7 +30,7 @@ func session(ctx context.Context, cfg config, runsUntilStopped bool) (*recoverab
 			return nil, nil, err
 		}
 	}
-	rz, acl, err := cfg.Connect(cfg.log)
+	rz, _, err := cfg.Connect(cfg.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,7 +46,7 @@ func session(ctx context.Context, cfg config, runsUntilStopped bool) (*recoverab
 		}
 		return nil, nil, err
 	}
-	g, err := group.New(rz, cfg.name, group.WithACL(acl), group.WithLogger(cfg.log))
+	g, err := group.New(rz, cfg.name)
 	if err != nil {
 		rz.Close()
 		return nil, nil, err

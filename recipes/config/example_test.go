@@ -34,7 +34,7 @@ func Example() {
 		return
 	}
 	defer rz.Close()
-	store, err := config.New(rz, config.WithBase("/example-config"), config.WithLogger(quiet))
+	store, err := config.New(rz, config.WithBase("/example-config"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -99,7 +99,7 @@ func ExampleStore_ReadW() {
 		return
 	}
 	defer rz.Close()
-	store, err := config.New(rz, config.WithBase("/example-readw"), config.WithLogger(quiet))
+	store, err := config.New(rz, config.WithBase("/example-readw"))
 	if err != nil {
 		fmt.Println(err)
 		return

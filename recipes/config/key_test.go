@@ -75,7 +75,4 @@ func TestNewRefusesABadBase(t *testing.T) {
 	if _, err := config.New(nil, config.WithBase("relative")); !errors.Is(err, config.ErrInvalidPath) {
 		t.Fatalf("New with base \"relative\" = %v, want ErrInvalidPath", err)
 	}
-	if _, err := config.New(nil, config.WithACL(nil)); err == nil {
-		t.Fatal("New with an empty ACL succeeded")
-	}
 }

@@ -45,19 +45,12 @@ type Option func(*options)
 
 type options struct {
 	base  string
-	acl   []zk.ACL
 	retry *recoverable.RetryCounterFactory
-	log   *slog.Logger
 }
 
 // WithBase sets the znode under which keys live (DefaultBase otherwise). It
 // is created, with its parents, by the first Write.
 func WithBase(path string) Option { return func(o *options) { o.base = path } }
-
-// WithACL sets the ACL of the znodes the Store creates: the keys and the
-// base path. The default, zk.WorldACL(zk.PermAll), lets anyone change them,
-// as in the chapter; recoverable.DigestACL keeps them to one identity.
-func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
 
 // WithRetry makes Write resilient, as in the chapter's second version of
 // write: after a connection loss the whole write is tried again, with the
@@ -72,25 +65,22 @@ func WithRetry(f recoverable.RetryCounterFactory) Option {
 	return func(o *options) { o.retry = &f }
 }
 
-// WithLogger sets the logger for the retries of Write and the re-reads of
-// Watch (slog.Default() otherwise).
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
-
 // New returns a Store on the session of rz. It sends nothing to ZooKeeper:
 // the base path is created by the first Write. It fails with
-// ErrInvalidPath for a bad WithBase.
+// ErrInvalidPath for a bad WithBase. The znodes it creates, the keys and
+// the base path, carry the session's ACL (recoverable.WithACL: the
+// chapter's open one by default, recoverable.DigestACL to keep them to one
+// identity), and it logs the retries of Write and the re-reads of Watch
+// to the session's logger.
 func New(rz *recoverable.RecoverableZookeeper, opts ...Option) (*Store, error) {
-	o := options{base: DefaultBase, acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
+	o := options{base: DefaultBase}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if err := ValidateBase(o.base); err != nil {
 		return nil, err
 	}
-	if len(o.acl) == 0 {
-		return nil, errors.New("config: WithACL: the ACL is empty; ZooKeeper would refuse every create")
-	}
-	return &Store{rz: rz, base: o.base, acl: o.acl, retry: o.retry, log: o.log}, nil
+	return &Store{rz: rz, base: o.base, acl: rz.ACL(), retry: o.retry, log: rz.Logger()}, nil
 }
 
 // Done is closed when the Store's client is closed: the Store, and every

@@ -62,7 +62,7 @@ func fresh(base string) string { return fmt.Sprintf("%s-%d", base, runs.Add(1)) 
 // newStore is a Store under base on rz, logging to the test.
 func newStore(t *testing.T, rz *recoverable.RecoverableZookeeper, base string, opts ...config.Option) *config.Store {
 	t.Helper()
-	s, err := config.New(rz, append([]config.Option{config.WithBase(base), config.WithLogger(zktest.Logger(t))}, opts...)...)
+	s, err := config.New(rz, append([]config.Option{config.WithBase(base)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +145,10 @@ func TestBadKeyOrValueCreatesNothing(t *testing.T) {
 func TestWriteCreatesWithTheACL(t *testing.T) {
 	t.Parallel()
 	ctx := testCtx(t)
-	owner := client(t, server(t), 2*time.Second, recoverable.WithDigestAuth("ann:secret"))
+	access, _ := recoverable.Access("ann:secret")
+	owner := client(t, server(t), 2*time.Second, access...)
 	base := fresh("/t-acl")
-	store := newStore(t, owner, base, config.WithACL(recoverable.DigestACL("ann:secret")))
+	store := newStore(t, owner, base)
 	if err := store.Write(ctx, "colour", "blue"); err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,10 @@ import (
 // delete, by a client without them; the creator may do both.
 func TestACLRefusalIsErrNoAuth(t *testing.T) {
 	t.Parallel()
+	needServer(t)
 	const creds = "ann:secret"
-	owner, err := recoverable.Connect([]string{servers[0]}, 4*time.Second, recoverable.WithDigestAuth(creds))
+	access, _ := recoverable.Access(creds)
+	owner, err := recoverable.Connect([]string{servers[0]}, 4*time.Second, append(access, recoverable.WithLogger(zktest.Logger(t)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +29,14 @@ func TestACLRefusalIsErrNoAuth(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	name := groupName(t)
-	mine, err := group.New(owner, name, group.WithACL(recoverable.DigestACL(creds)), group.WithLogger(zktest.Logger(t)))
+	mine, err := group.New(owner, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := mine.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := group.New(connect(t, servers[0], 4*time.Second), name, group.WithLogger(zktest.Logger(t)))
+	theirs, err := group.New(connect(t, servers[0], 4*time.Second), name)
 	if err != nil {
 		t.Fatal(err)
 	}

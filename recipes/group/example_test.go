@@ -38,7 +38,7 @@ func Example() {
 		if err != nil {
 			return nil, nil, err
 		}
-		g, err := group.New(rz, "zoo", group.WithLogger(quiet))
+		g, err := group.New(rz, "zoo")
 		if err != nil {
 			rz.Close()
 			return nil, nil, err

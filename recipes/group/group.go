@@ -57,42 +57,22 @@ var ErrBusy = errors.New("group: membership kept changing; not deleted")
 type Group struct {
 	rz   *recoverable.RecoverableZookeeper
 	path string
-	options
+	acl  []zk.ACL     // of the group's znode and its members': the session's (rz.ACL)
+	log  *slog.Logger // what happens unasked, a rejoin, a delete tried again: the session's
 }
-
-// Option configures a Group (see New).
-type Option func(*options)
-
-// options are a Group's settings.
-type options struct {
-	acl []zk.ACL
-	log *slog.Logger
-}
-
-// WithACL sets the ACL of the znodes the Group creates: the group's own
-// (Create) and its members' (Join). The default is open to everyone, as in
-// the chapter (OPEN_ACL_UNSAFE). See recoverable.DigestACL.
-func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
-
-// WithLogger sets the logger for what happens without being asked: a
-// member that rejoins, a delete that tries again. The default is
-// slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // New returns the group called name on the session of rz. name is a znode
 // path, whose leading slash may be left out: "zoo" is /zoo, as in the
-// chapter, and "apps/zoo" is /apps/zoo (see ParseName). New talks to no
-// server.
-func New(rz *recoverable.RecoverableZookeeper, name string, opts ...Option) (*Group, error) {
+// chapter, and "apps/zoo" is /apps/zoo (see ParseName). The znodes it
+// creates, the group's own (Create) and its members' (Join), carry the
+// session's ACL (recoverable.WithACL), and it logs to the session's logger.
+// New talks to no server.
+func New(rz *recoverable.RecoverableZookeeper, name string) (*Group, error) {
 	path, err := ParseName(name)
 	if err != nil {
 		return nil, err
 	}
-	o := options{acl: zk.WorldACL(zk.PermAll), log: slog.Default()}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return &Group{rz: rz, path: path, options: o}, nil
+	return &Group{rz: rz, path: path, acl: rz.ACL(), log: rz.Logger()}, nil
 }
 
 // Path returns the group's znode path.

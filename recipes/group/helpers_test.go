@@ -33,7 +33,7 @@ func groupName(t *testing.T) string {
 // newGroup returns the test's group on rz, not yet created.
 func newGroup(t *testing.T, rz *recoverable.RecoverableZookeeper) *group.Group {
 	t.Helper()
-	g, err := group.New(rz, groupName(t), group.WithLogger(zktest.Logger(t)))
+	g, err := group.New(rz, groupName(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// With WithACL(DigestACL), only clients of that identity take IDs or raise
+// On a session made WithACL(DigestACL) (recoverable.Access), only clients of that identity take IDs or raise
 // limits. A client without it can still read the sequences, but it cannot
 // set a sequence's next ID back, which would have IDs handed out twice,
 // nor take IDs, nor stand for the persistence election.
@@ -30,12 +30,13 @@ func TestACLKeepsStrayClientsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []sequence.Option{sequence.WithACL(recoverable.DigestACL(creds)), sequence.WithBlock(10), sequence.WithLogger(zktest.Logger(t))}
-	owner := connect(recoverable.WithDigestAuth(creds))
+	opts := []sequence.Option{sequence.WithBlock(10)}
+	access, _ := recoverable.Access(creds)
+	owner := connect(access...)
 	if err := sequence.Create(ctx, owner, "orders", 1, opts...); err != nil {
 		t.Fatal(err)
 	}
-	p, err := sequence.NewPersister(ctx, connect(recoverable.WithDigestAuth(creds)), store, opts...)
+	p, err := sequence.NewPersister(ctx, connect(access...), store, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestACLKeepsStrayClientsOut(t *testing.T) {
 	}
 
 	stray := connect()
-	strayOpts := []sequence.Option{sequence.WithWait(time.Second), sequence.WithLogger(zktest.Logger(t))}
+	strayOpts := []sequence.Option{sequence.WithWait(time.Second)}
 	if infos, err := sequence.List(ctx, stray, strayOpts...); err != nil || len(infos) != 1 || infos[0].Next != 2 {
 		t.Errorf("a stray client's List = %+v, %v; want orders, next 2 (reading stays open)", infos, err)
 	}
@@ -100,15 +101,14 @@ func TestACLChangedUnderTheLeaderIsRetried(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	connect := func(creds string) *recoverable.RecoverableZookeeper {
-		return connectWith(ctx, t, cluster.Servers(), recoverable.WithDigestAuth(creds))
+	connect := func(creds string) *recoverable.RecoverableZookeeper { // what it makes is ann's
+		return connectWith(ctx, t, cluster.Servers(), recoverable.WithDigestAuth(creds), recoverable.WithACL(recoverable.DigestACL(ann)))
 	}
 	store, err := sequence.OpenFileStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []sequence.Option{sequence.WithACL(recoverable.DigestACL(ann)), sequence.WithBlock(10),
-		sequence.WithWait(30 * time.Second), sequence.WithLogger(zktest.Logger(t))}
+	opts := []sequence.Option{sequence.WithBlock(10), sequence.WithWait(30 * time.Second)}
 	owner := connect(ann)
 	if err := sequence.Create(ctx, owner, "orders", 1, opts...); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ var ErrExists = errors.New("sequence: exists already")
 // starts at start too: no ID is handed out until a persistence leader has
 // stored a reservation and raised the limit.
 func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name string, start int64, opts ...Option) error {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func create(ctx context.Context, rz *recoverable.RecoverableZookeeper, path stri
 // Delete removes the sequence name. Its reservation stays in the Store:
 // Restore would bring it back.
 func Delete(ctx context.Context, rz *recoverable.RecoverableZookeeper, name string, opts ...Option) error {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ type Info struct {
 
 // List returns every sequence, by name.
 func List(ctx context.Context, rz *recoverable.RecoverableZookeeper, opts ...Option) ([]Info, error) {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func BenchmarkNext(b *testing.B) {
 		b.Fatal(err)
 	}
 	connect := func() *recoverable.RecoverableZookeeper { return zktest.Connect(b, cluster.Servers(), 10*time.Second) }
-	opts := []sequence.Option{sequence.WithBlock(1 << 20), sequence.WithLogger(zktest.Logger(b))}
+	opts := []sequence.Option{sequence.WithBlock(1 << 20)}
 	ctx := context.Background()
 	p, err := sequence.NewPersister(ctx, connect(), store, opts...)
 	if err != nil {

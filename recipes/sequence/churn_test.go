@@ -31,7 +31,7 @@ func TestChurnedSequencesLeaveNoWatchBehind(t *testing.T) {
 	server := zktest.Start(t, 1).Server(0)
 	proxy := zktest.NewProxy(t, server)
 	admin := zktest.Connect(t, []string{server}, session)
-	opts := []sequence.Option{sequence.WithLogger(zktest.Logger(t)), sequence.WithBlock(10)}
+	opts := []sequence.Option{sequence.WithBlock(10)}
 	store, err := sequence.OpenFileStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -58,14 +58,14 @@ func Example() {
 		return
 	}
 	p, err := sequence.NewPersister(ctx, persistZK, store, root, sequence.WithElection("/example-seqid-persist"),
-		sequence.WithBlock(50), sequence.WithLogger(quiet))
+		sequence.WithBlock(50))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer p.Close()
 
-	orders, err := sequence.Open(workerZK, "orders", root, sequence.WithLogger(quiet))
+	orders, err := sequence.Open(workerZK, "orders", root)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -109,13 +109,13 @@ func ExampleInspect() {
 	defer os.RemoveAll(dir)
 	store, _ := sequence.OpenFileStore(dir)
 	p, err := sequence.NewPersister(ctx, persistZK, store, root, sequence.WithElection("/example-inspect-persist"),
-		sequence.WithBlock(50), sequence.WithLogger(quiet))
+		sequence.WithBlock(50))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer p.Close()
-	worker, _ := sequence.Open(admin, "tickets", root, sequence.WithLogger(quiet))
+	worker, _ := sequence.Open(admin, "tickets", root)
 	first, _ := worker.Next(ctx) // once the leader has raised the limit
 	fmt.Println("first ticket:", first)
 
@@ -151,13 +151,13 @@ func ExampleSequence_NextN() {
 	defer os.RemoveAll(dir)
 	store, _ := sequence.OpenFileStore(dir)
 	p, err := sequence.NewPersister(ctx, persistZK, store, root, sequence.WithElection("/example-combine-persist"),
-		sequence.WithBlock(1000), sequence.WithLogger(quiet))
+		sequence.WithBlock(1000))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer p.Close()
-	invoices, _ := sequence.Open(admin, "invoices", root, sequence.WithLogger(quiet))
+	invoices, _ := sequence.Open(admin, "invoices", root)
 
 	firsts := make(chan int64, 32)
 	var handlers sync.WaitGroup

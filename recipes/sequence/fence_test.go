@@ -38,7 +38,7 @@ func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := tempStore(t)
-	o, _ := newOptions([]Option{WithBlock(5), WithLogger(quiet)})
+	o, _ := newOptions(rz, []Option{WithBlock(5)})
 	p := &Persister{rz: rz, store: store, o: o, log: o.log}
 	read := func() (state, int32) {
 		data, stat, err := rz.Get(ctx, DefaultRoot+"/fenced")

@@ -40,7 +40,7 @@ func TestACachedVersionOfAnEarlierIncarnationNeverWrites(t *testing.T) {
 	store := tempStore(t)
 	// A block so large that no raise comes between the allocations below:
 	// each one moves the version by exactly one.
-	opts := []Option{WithBlock(1000), WithLogger(quiet)}
+	opts := []Option{WithBlock(1000)}
 	if err := Create(ctx, admin, "aba", 1, opts...); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
 	if err := Create(ctx, rz, "anew", 1); err != nil {
 		t.Fatal(err)
 	}
-	o, _ := newOptions([]Option{WithBlock(10), WithLogger(quiet)})
+	o, _ := newOptions(rz, []Option{WithBlock(10)})
 	p := &Persister{rz: rz, store: store, o: o, log: o.log}
 	data, stat, err := rz.Get(ctx, DefaultRoot+"/anew")
 	if err != nil {

@@ -31,7 +31,7 @@ func TestASequenceMadeAnewWhileItsMaintainerFindsItGone(t *testing.T) {
 	server := zktest.Shared(t).Server(0)
 	proxy := zktest.NewProxy(t, server)
 	admin := zktest.Connect(t, []string{server}, session)
-	opts := []Option{WithRoot(zktest.Path(t)), WithBlock(10), WithLogger(zktest.Logger(t))}
+	opts := []Option{WithRoot(zktest.Path(t)), WithBlock(10)}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := Create(ctx, admin, "x", 0, opts...); err != nil {
@@ -66,7 +66,7 @@ func TestASequenceMadeAnewWhileItsMaintainerFindsItGone(t *testing.T) {
 // makes.
 func listedOnce(t *testing.T, rz *recoverable.RecoverableZookeeper, opts []Option, names ...string) *term {
 	t.Helper()
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

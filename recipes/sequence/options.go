@@ -13,6 +13,15 @@ import (
 
 // Option changes a Sequence, a Persister, or the functions that manage
 // sequences, from their defaults.
+//
+// Two settings come from the session instead, as in every recipe: the
+// logger (recoverable.WithLogger) and the ACL of the znodes made, the
+// root, the sequences and their markers, and the persistence processes'
+// election (recoverable.WithACL). That ACL is open to everyone by default,
+// as in the article; with recoverable.DigestACL only clients of that
+// identity can take IDs or raise limits, and a stray client cannot set a
+// sequence back and have IDs handed out twice. Znodes that exist already
+// keep their ACL.
 type Option func(*options)
 
 type options struct {
@@ -21,9 +30,9 @@ type options struct {
 	wait     time.Duration
 	block    int64
 	name     string
-	acl      []zk.ACL
+	acl      []zk.ACL // the session's
 	backoff  backoff
-	log      *slog.Logger
+	log      *slog.Logger // the session's
 }
 
 // DefaultElection is where persistence processes stand for election.
@@ -62,14 +71,6 @@ func WithBlock(n int64) Option { return func(o *options) { o.block = n } }
 // logs (default: host:pid).
 func WithName(name string) Option { return func(o *options) { o.name = name } }
 
-// WithACL sets the ACL of the znodes made: the root, the sequences and
-// their markers, and the persistence processes' election. The default is
-// open to everyone, as in the article; with recoverable.DigestACL only
-// clients of that identity can take IDs or raise limits, and a stray
-// client cannot set a sequence back and have IDs handed out twice. Znodes
-// that exist already keep their ACL.
-func WithACL(acl []zk.ACL) Option { return func(o *options) { o.acl = acl } }
-
 // WithBackoff sets how long a worker waits after a lost compare-and-set
 // before it tries again: between half and all of base, doubled with each
 // loss in a row, up to max (DefaultBackoffBase, DefaultBackoffMax). A base
@@ -78,12 +79,11 @@ func WithBackoff(base, max time.Duration) Option {
 	return func(o *options) { o.backoff = backoff{base: base, max: max} }
 }
 
-// WithLogger sets where state changes are logged (default: slog.Default).
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
-
-func newOptions(opts []Option) (options, error) {
-	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, acl: zk.WorldACL(zk.PermAll),
-		backoff: backoff{base: DefaultBackoffBase, max: DefaultBackoffMax}, log: slog.Default()}
+// newOptions applies opts to the defaults and the settings of the session
+// of rz, and checks the result.
+func newOptions(rz *recoverable.RecoverableZookeeper, opts []Option) (options, error) {
+	o := options{root: DefaultRoot, election: DefaultElection, wait: DefaultWait, block: DefaultBlock, acl: rz.ACL(),
+		backoff: backoff{base: DefaultBackoffBase, max: DefaultBackoffMax}, log: rz.Logger()}
 	for _, opt := range opts {
 		opt(&o)
 	}

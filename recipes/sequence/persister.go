@@ -42,7 +42,7 @@ type Persister struct {
 // reservations in store. It returns once it stands for election; Close
 // ends it.
 func NewPersister(ctx context.Context, rz *recoverable.RecoverableZookeeper, store Store, opts ...Option) (*Persister, error) {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ type Restored struct {
 // until a persistence leader stores a new reservation. A sequence that
 // exists is raised to its reservation, never lowered (ErrRefused).
 func Restore(ctx context.Context, rz *recoverable.RecoverableZookeeper, store Store, opts ...Option) ([]Restored, error) {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func TestRestoreRaisingARolledBackSequenceMakesANewIncarnation(t *testing.T) {
 	store := tempStore(t)
 	const name = "rolledback"
 	path := DefaultRoot + "/" + name
-	opts := []Option{WithBlock(1000), WithLogger(quiet)}
+	opts := []Option{WithBlock(1000)}
 	if err := Create(ctx, admin, name, 1, opts...); err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestTheZnodeIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	defer cancel()
 	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
 	store := tempStore(t)
-	opts := []Option{WithBlock(50), WithLogger(quiet)}
+	opts := []Option{WithBlock(50)}
 	if err := Create(ctx, admin, "wrap", 1, opts...); err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ type Sequence struct {
 // Open returns a worker's handle on the sequence name, on the session of
 // rz. It reads nothing yet: Next reports a sequence that does not exist.
 func Open(rz *recoverable.RecoverableZookeeper, name string, opts ...Option) (*Sequence, error) {
-	o, err := newOptions(opts)
+	o, err := newOptions(rz, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type fixture struct {
 func newFixture(t *testing.T, name string, start int64, block int64) *fixture {
 	t.Helper()
 	f := &fixture{cluster: zktest.Start(t, 1)}
-	f.opts = []sequence.Option{sequence.WithLogger(zktest.Logger(t)), sequence.WithBlock(block)}
+	f.opts = []sequence.Option{sequence.WithBlock(block)}
 	var err error
 	if f.store, err = sequence.OpenFileStore(t.TempDir()); err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 	}
 	defer admin.Close()
 	root := fmt.Sprintf("/seqid-bench-%x", rand.Uint32())
-	opts := []sequence.Option{sequence.WithRoot(root), sequence.WithElection(root + "-persist"), sequence.WithLogger(cfg.Log), sequence.WithBlock(cfg.Block)}
+	opts := []sequence.Option{sequence.WithRoot(root), sequence.WithElection(root + "-persist"), sequence.WithBlock(cfg.Block)}
 	leaderZK, err := dial(ctx, cfg)
 	if err != nil {
 		return err

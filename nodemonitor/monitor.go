@@ -2,8 +2,12 @@ package nodemonitor
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"sync"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/election"
 	"zkspeaker/internal/election/zksession"
@@ -16,7 +20,9 @@ import (
 // speak. The states, policies and errors below are the ones of both
 // elections, named here once.
 type Monitor struct {
-	c *election.Candidate
+	c      *election.Candidate
+	recipe election.Recipe // touched by Leave alone, once the engine has ended
+	leave  sync.Mutex      // one Leave at a time
 	// resignPause is how long Resign waits before it stands again:
 	// ResignRejoin here, znodemonitor.ResignPause for the single file.
 	resignPause time.Duration
@@ -29,7 +35,7 @@ type Monitor struct {
 // so no other module can call Start. Use New, or znodemonitor.New.
 func Start(rz *recoverable.RecoverableZookeeper, listener Listener, recipe election.Recipe, policy Policy, log *slog.Logger, resignPause time.Duration) *Monitor {
 	c := election.Run(zksession.New(rz), listener, recipe, election.Config{Policy: policy, Logger: log})
-	return &Monitor{c: c, resignPause: resignPause}
+	return &Monitor{c: c, recipe: recipe, resignPause: resignPause}
 }
 
 // State returns the Monitor's state now.
@@ -53,6 +59,24 @@ func (m *Monitor) Observe(ctx context.Context) <-chan Status { return m.c.Observ
 // does not close the session, which belongs to the caller. It is safe to
 // call more than once.
 func (m *Monitor) Close() { m.c.Close() }
+
+// Leave is Close that makes sure our znode is gone, and says whether it
+// is: Close tries the delete once, briefly, and not at all while cut off
+// from ZooKeeper; Leave then deletes the znode if it is still ours,
+// through reconnects, until ctx is done. It returns nil once the znode is
+// gone, deleted or gone with our session (expired or closed); otherwise
+// the delete's error, and the znode stays until our session ends. It is
+// safe to call more than once, and after Close.
+func (m *Monitor) Leave(ctx context.Context) error {
+	m.Close() // the engine's goroutine has ended: the recipe is ours now
+	m.leave.Lock()
+	defer m.leave.Unlock()
+	err := m.recipe.Leave(ctx)
+	if errors.Is(err, recoverable.ErrClosed) || errors.Is(err, zk.ErrSessionExpired) {
+		return nil // the session is gone, and our ephemeral znode with it
+	}
+	return err
+}
 
 // Resign gives up the leadership on purpose: it stops speaking, deletes
 // our znode with one server write (under New, the successor, the one

@@ -277,7 +277,9 @@ func (s *sequential) Leave(ctx context.Context) error {
 	if s.node == "" || s.session != s.zk.SessionID() {
 		return nil
 	}
-	err := s.zk.Delete(ctx, s.node, -1)
+	// DeleteOwn, not Delete: once the client holds another session, our
+	// znode went with the old one, and its path is no longer ours.
+	err := s.zk.DeleteOwn(ctx, s.node, -1, s.session)
 	if errors.Is(err, zk.ErrNoNode) {
 		err = nil
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode"
@@ -96,7 +98,8 @@ func runLock(c *cli.Context) error {
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
-	defer lk.Unlock()
+	release := sync.OnceFunc(func() { unlock(lk, rz, log) })
+	defer release() // on the way out early
 	// The metrics last until zklock returns, not until the signal: during
 	// the grace that follows it, CMD still runs under the lock.
 	life, endLife := context.WithCancel(context.Background())
@@ -112,10 +115,21 @@ func runLock(c *cli.Context) error {
 	}
 	log.Info("holding the lock; starting CMD", "epoch", lk.Epoch(), "cmd", s.argv[0])
 	status, why := supervise(ctx, log, rz, lk, s)
-	lk.Unlock()
+	release()
 	log.Info("released the lock", "cmd_status", status, "because", why)
 	if status != 0 {
 		return cli.Exit("", status)
 	}
 	return nil
+}
+
+// unlock releases lk, and says so when its znode could not be deleted. It
+// waits at most a session timeout: cut off from ZooKeeper for longer, our
+// session expires, and the znode with it.
+func unlock(lk *lock.Lock, rz *recoverable.RecoverableZookeeper, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), rz.SessionTimeout())
+	defer cancel()
+	if err := lk.Unlock(ctx); err != nil {
+		log.Warn("could not delete our znode; the next in line waits until our session ends", "error", err)
+	}
 }

@@ -57,14 +57,19 @@ func Example() {
 	}
 
 	annEpoch := ann.Epoch()
-	ann.Unlock()
+	if err := ann.Unlock(ctx); err != nil { // returns once ann's znode is gone
+		fmt.Println(err)
+		return
+	}
 	<-ann.Lost() // closed by the Unlock: ann's work must be over
 	if err := <-bobHolds; err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("bob holds the lock; his epoch is higher:", bob.Epoch() > annEpoch)
-	bob.Unlock()
+	if err := bob.Unlock(ctx); err != nil {
+		fmt.Println(err)
+	}
 	// Output:
 	// ann holds the lock
 	// bob waits

@@ -107,7 +107,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 			e, _, err := a.confirm(c)
 			cancel()
 			if err != nil {
-				l.Unlock()
+				l.release()
 				return fmt.Errorf("%w: %w", ErrLost, err)
 			}
 			epoch = e
@@ -118,7 +118,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 			// Lost while we handed it over: the engine stopped, or the
 			// session changed, after it offered us the lock.
 			l.mu.Unlock()
-			l.Unlock()
+			l.release()
 			return ErrLost
 		}
 		if a.confirm != nil {
@@ -139,7 +139,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		}
 		return ErrUnlocked
 	case <-ctx.Done():
-		l.Unlock()
+		l.release()
 		return ctx.Err()
 	}
 }
@@ -163,9 +163,28 @@ func (l *Lock) Epoch() int64 {
 }
 
 // Unlock releases the lock, or leaves the line: it deletes our znode, so
-// that the next in line takes over at once, and waits until that is done.
-// It is safe to call more than once, and on a lost lock.
-func (l *Lock) Unlock() {
+// that the next in line takes over at once, and waits until that is done,
+// or until ctx is. It returns nil once our znode is gone, deleted or gone
+// with our session; otherwise the delete's error (ctx ended while we were
+// cut off from ZooKeeper, say): the znode then stays, and keeps the next
+// in line waiting, until our session ends or a later Unlock deletes it.
+// The lock is released either way: Lost and Done are closed. It is safe to
+// call more than once, and on a lost lock, as etcd's Mutex.Unlock is.
+func (l *Lock) Unlock(ctx context.Context) error {
+	mon := l.release()
+	if mon == nil {
+		return nil // never locked: nothing was created
+	}
+	if err := mon.Leave(ctx); err != nil {
+		return fmt.Errorf("lock: unlock: %w", err)
+	}
+	return nil
+}
+
+// release ends the Lock without waiting for the delete: the holder is
+// released, the engine closed (it tries the delete once, unless cut off),
+// the guard stopped. It returns the engine's monitor, nil before Lock.
+func (l *Lock) release() *nodemonitor.Monitor {
 	l.h.release() // first: the engine's stop, as it leaves, is no loss
 	mon := l.mon.Load()
 	l.mu.Lock()
@@ -178,4 +197,5 @@ func (l *Lock) Unlock() {
 		stopGuard()
 		<-guardDone
 	}
+	return mon
 }

@@ -33,14 +33,14 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 	if err := a.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Unlock()
+	defer a.Unlock(ctx)
 	bHolds := make(chan time.Time, 1)
 	go func() {
 		if b.Lock(ctx) == nil {
 			bHolds <- time.Now()
 		}
 	}()
-	defer b.Unlock()
+	defer b.Unlock(ctx)
 	time.Sleep(200 * time.Millisecond)
 	cut := time.Now()
 	proxy.Cut()
@@ -103,7 +103,9 @@ func TestLockGivesUpWithItsContext(t *testing.T) {
 	if children, err := rz.Children(ctx, "/l"); err != nil || len(children) != 1 {
 		t.Fatalf("contenders after the impatient one gave up: %v, %v; want the holder alone", children, err)
 	}
-	holder.Unlock()
+	if err := holder.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A contender whose session is closed while it waits in line is told that
@@ -111,7 +113,7 @@ func TestLockGivesUpWithItsContext(t *testing.T) {
 func TestLockInLineEndsWithItsSession(t *testing.T) {
 	t.Parallel()
 	cluster, holder, ctx := heldLock(t)
-	defer holder.Unlock()
+	defer holder.Unlock(ctx)
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
 	waiting := lock.New(rz, "/l", "waiting", lock.WithLogger(quiet))
 	result := make(chan error, 1)
@@ -154,10 +156,10 @@ func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
 	if err := owner.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer owner.Unlock()
+	defer owner.Unlock(ctx)
 
 	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/guarded-lock", "stranger", acl, lock.WithLogger(quiet))
-	defer stranger.Unlock()
+	defer stranger.Unlock(ctx)
 	start := time.Now()
 	err = stranger.Lock(ctx)
 	if !errors.Is(err, nodemonitor.ErrNotAllowed) || !errors.Is(err, zk.ErrNoAuth) || ctx.Err() != nil {
@@ -181,7 +183,7 @@ func TestLockTwiceIsErrLocked(t *testing.T) {
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Unlock()
+	defer l.Unlock(ctx)
 	if err := l.Lock(ctx); !errors.Is(err, lock.ErrLocked) {
 		t.Fatalf("second Lock: %v, want lock.ErrLocked", err)
 	}

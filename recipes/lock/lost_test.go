@@ -27,7 +27,7 @@ func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Unlock()
+	defer l.Unlock(ctx)
 	select {
 	case <-watching: // the engine now waits for its own watch's answer
 	case <-time.After(10 * time.Second):
@@ -56,7 +56,7 @@ func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Unlock()
+	defer l.Unlock(ctx)
 	states := l.Observe(ctx)
 	if s := <-states; s != lock.StateHeld {
 		t.Fatalf("first state %v, want held", s)
@@ -84,7 +84,9 @@ func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 		t.Error("Done closed, but the lock was not lost")
 	default:
 	}
-	l.Unlock()
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if s := <-states; s != lock.StateReleased {
 		t.Errorf("after Unlock: %v, want released", s)
 	}
@@ -103,7 +105,9 @@ func TestReleasedLockIsDoneWithoutError(t *testing.T) {
 	if l.Err() != nil {
 		t.Fatalf("Err while held: %v, want nil", l.Err())
 	}
-	l.Unlock()
+	if err := l.Unlock(ctx); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-l.Done():
 	case <-time.After(5 * time.Second):

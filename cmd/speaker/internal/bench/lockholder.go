@@ -65,7 +65,7 @@ func (r recipeLocker) lock(ctx context.Context) (int64, error) {
 	}
 	return r.l.Epoch(), nil
 }
-func (r recipeLocker) unlock()       { r.l.Unlock() }
+func (r recipeLocker) unlock()       { _ = r.l.Unlock(context.Background()) }
 func (r recipeLocker) elected() bool { return true }
 
 // lockHolder is one contender of a lock's row: a goroutine blocked in

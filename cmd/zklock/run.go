@@ -2,78 +2,19 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
-	"time"
-	"unicode"
 
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/metrics"
-	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
 )
-
-// settings are zklock's flags, checked.
-type settings struct {
-	cmdline.ZooKeeper
-	path    string
-	name    string
-	policy  nodemonitor.Policy
-	grace   time.Duration
-	argv    []string
-	metrics string // --metrics, "" when off
-}
-
-func parse(c *cli.Context) (settings, error) {
-	s := settings{path: c.String("path"), name: c.String("name"), argv: c.Args().Slice()}
-	var err error
-	if len(s.argv) == 0 {
-		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
-	}
-	if s.ZooKeeper, err = cmdline.ParseZooKeeper(c); err != nil {
-		return s, err
-	}
-	if s.metrics, err = metrics.Parse(c); err != nil {
-		return s, err
-	}
-	if err := recoverable.ValidatePath("path", s.path); err != nil {
-		return s, cmdline.BadFlag("path", "%s", cmdline.Reason(err))
-	}
-	if s.grace, err = cmdline.Duration(c, "grace"); err != nil || s.grace < 0 {
-		return s, cmdline.BadFlag("grace", "%q must be a duration, 0 or more", c.String("grace"))
-	}
-	if s.policy, err = nodemonitor.ParsePolicy(c.String("policy")); err != nil {
-		return s, cmdline.BadFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
-	}
-	if c.IsSet("name") {
-		// zkCli.sh and zkview show the name as one line; and a name that
-		// starts with - is most likely --name's value forgotten, as in
-		// --name -- CMD, which would otherwise run CMD under the name "--".
-		switch {
-		case strings.HasPrefix(s.name, "-"):
-			return s, cmdline.BadFlag("name", "%q looks like a flag, not a name: give --name a value", s.name)
-		case s.name == "" || strings.ContainsFunc(s.name, unicode.IsControl):
-			return s, cmdline.BadFlag("name", "%q must be non-empty, without control characters", s.name)
-		}
-	}
-	if s.name == "" {
-		host, _ := os.Hostname()
-		s.name = fmt.Sprintf("%s:%d", host, os.Getpid())
-	}
-	if _, err := exec.LookPath(s.argv[0]); err != nil {
-		return s, cmdline.Usage("CMD: %v", err)
-	}
-	return s, nil
-}
 
 // runLock waits for the lock, runs CMD under the watchdog while the lock is
 // held, and exits with CMD's status.

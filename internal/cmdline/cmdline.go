@@ -1,17 +1,15 @@
 // Package cmdline is what every zkspeaker command shares at its command
-// line: the ZooKeeper flags and their checks, bad input said in one line
-// with exit status 2, and the exit statuses themselves. speaker, zkgroup,
-// zkconfig and zklock all speak to people the same way.
+// line: the ZooKeeper flags and their checks (all in zookeeper.go), bad
+// input said in one line with exit status 2, and the exit statuses
+// themselves. Every command speaks to people the same way, and keeps its
+// own settings, parsed with these, in its settings.go.
 package cmdline
 
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,10 +27,6 @@ func (e UsageError) Error() string { return e.Msg }
 
 // Usage is a UsageError with a formatted message.
 func Usage(format string, args ...any) error { return UsageError{fmt.Sprintf(format, args...)} }
-
-// flagEnv names the environment variable a flag may come from, so that an
-// error can point at it: an exported ZK_SERVERS is easy to forget.
-var flagEnv = map[string]string{"servers": "ZK_SERVERS", "auth": "ZK_AUTH"}
 
 // BadFlag is bad input in one flag, named as the user may have typed it.
 func BadFlag(flag, format string, args ...any) error {
@@ -121,32 +115,6 @@ func TakenValues(c *cli.Context) error {
 		}
 	}
 	return nil
-}
-
-// ServersFlag is --servers (-s, $ZK_SERVERS).
-func ServersFlag() cli.Flag {
-	return &cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Value: "127.0.0.1:2181", EnvVars: []string{"ZK_SERVERS"}, Usage: "ZooKeeper servers to connect to, `host:port[,host:port...]`"}
-}
-
-// ParseServers checks a connection string: host:port entries, commas
-// between.
-func ParseServers(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, BadFlag("servers", "must not be empty (e.g. 127.0.0.1:2181)")
-	}
-	var out []string
-	for _, entry := range strings.Split(s, ",") {
-		host, port, err := net.SplitHostPort(strings.TrimSpace(entry))
-		if err != nil || host == "" {
-			return nil, BadFlag("servers", "%q is not host:port", entry)
-		}
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 {
-			return nil, BadFlag("servers", "%q: port must be a number from 1 to 65535", entry)
-		}
-		out = append(out, net.JoinHostPort(host, port))
-	}
-	return out, nil
 }
 
 // Duration reads a duration flag.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/election"
+	"zkspeaker/recoverable"
 )
 
 // DefaultPath is the election znode of the sequential recipe.
@@ -52,8 +52,8 @@ func newConfig(opts []Option) (config, error) {
 	for _, opt := range opts {
 		opt(&c)
 	}
-	if err := election.ValidatePath(c.path); err != nil {
-		return c, err
+	if err := recoverable.ValidatePath("path", c.path); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := checkRule(c.rule); err != nil {
 		return c, err
@@ -98,8 +98,3 @@ func ParseWatchMode(s string) (WatchMode, error) {
 	}
 	return 0, fmt.Errorf("%w: watch %q (want predecessor or children)", ErrInvalid, s)
 }
-
-// ValidatePath checks an election path before anything is created:
-// absolute, no trailing slash, no empty, "." or ".." component, and not
-// under /zookeeper, which the servers keep for themselves.
-func ValidatePath(p string) error { return election.ValidatePath(p) }

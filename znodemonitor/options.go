@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"zkspeaker/internal/election"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 )
 
 // DefaultPath is the znode the candidates race to create.
@@ -45,8 +45,8 @@ func newConfig(opts []Option) (config, error) {
 	for _, opt := range opts {
 		opt(&c)
 	}
-	if err := election.ValidatePath(c.path); err != nil {
-		return c, err
+	if err := recoverable.ValidatePath("path", c.path); err != nil {
+		return c, fmt.Errorf("%w: %w", nodemonitor.ErrInvalid, err)
 	}
 	if c.policy.String() == "unknown" {
 		return c, fmt.Errorf("%w: policy %d", nodemonitor.ErrInvalid, c.policy)

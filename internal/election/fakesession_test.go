@@ -43,11 +43,11 @@ type syncAnswer struct {
 // errFakeClosed is what the fake answers once its owner closed it.
 var errFakeClosed = errors.New("fake session: closed")
 
-// newFakeSession returns a session that is connecting, whose servers may
-// expire it an hour from now.
+// newFakeSession returns a connecting session with a timeout of a second,
+// which the servers may expire an hour from now (see alive).
 func newFakeSession(t *testing.T) *fakeSession {
 	return &fakeSession{t: t, events: make(chan SessionEvent), syncs: make(chan *syncCall),
-		timeout: time.Hour, aliveTill: time.Now().Add(time.Hour)}
+		timeout: time.Second, aliveTill: time.Now().Add(time.Hour)}
 }
 
 func (s *fakeSession) SessionID() int64 {

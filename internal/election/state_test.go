@@ -22,17 +22,3 @@ func TestStateAndPolicyNames(t *testing.T) {
 		t.Errorf("ParsePolicy of a bad value = %v, want ErrInvalid", err)
 	}
 }
-
-func TestValidatePath(t *testing.T) {
-	t.Parallel()
-	for _, good := range []string{"/election", "/a/b-c/d_e"} {
-		if err := ValidatePath(good); err != nil {
-			t.Errorf("ValidatePath(%q) = %v", good, err)
-		}
-	}
-	for _, bad := range []string{"", "election", "/", "/a/", "/a//b", "/a/./b", "/a/../b", "/zookeeper", "/zookeeper/x", "/a\tb"} {
-		if err := ValidatePath(bad); !errors.Is(err, ErrInvalid) {
-			t.Errorf("ValidatePath(%q) = %v, want ErrInvalid", bad, err)
-		}
-	}
-}

@@ -60,7 +60,9 @@ func newRig(t *testing.T, policy Policy, l Listener) *rig {
 }
 
 // connect hands the loop a new session.
-func (g *rig) connect() { g.s.deliver(SessionEvent{State: SessionConnected, SessionID: ours, NewSession: true}) }
+func (g *rig) connect() {
+	g.s.deliver(SessionEvent{State: SessionConnected, SessionID: ours, NewSession: true})
+}
 
 // join connects, and answers the first check with d.
 func (g *rig) join(d Decision) {

@@ -96,13 +96,6 @@ func TestLostCreateReplyAcrossSessionExpiry(t *testing.T) {
 	}
 }
 
-// The same window as nodemonitor's TestDeleteOvertakesAConfirm, for the
-// single-file recipe: the fence closes it.
-func TestDeleteOvertakesAConfirm(t *testing.T) {
-	t.Parallel()
-	electiontest.FenceClosesTheWindow(t, zktest.Start(t, 1), func(path string) electiontest.NewMonitor { return single(znodemonitor.WithPath(path)) })
-}
-
 // Closed at random moments, as they race, candidates leave no znode behind
 // (electiontest.CloseAtRandomLeavesNothing).
 func TestCloseAtRandomLeavesNoZnode(t *testing.T) {

@@ -1,10 +1,13 @@
 package sabotage
 
-// Guards are the edits of the broken build that the chaos soaks' checkers
-// must catch: each takes out one guard whose absence lets a fault show.
-// The speaker, the lock, the sequence, the group and the configuration
-// each lose theirs; a build of all the commands takes them all out.
-var Guards = []Edit{
+// Guards are every edit below: the broken build that the chaos soaks'
+// checkers must catch, each edit taking out one guard whose absence lets a
+// fault show.
+var Guards = concat(Election, Lock, Sequence, Group, Config)
+
+// Election takes out the engine's guards of a paused leader: a speaker so
+// built speaks while it may not lead.
+var Election = []Edit{
 	{
 		File: "internal/election/confirm.go",
 		Find: []string{"once.Do(func() { first = !proof.Sent.IsZero() })"},
@@ -23,6 +26,11 @@ var Guards = []Edit{
 		Put:  []string{"if false {", "c.listener.StopSpeaking()"},
 		Why:  "a paused leader keeps speaking under at-most-one",
 	},
+}
+
+// Lock takes out the lock's own guards, and zklock's watchdog; with
+// Election's, a holder keeps the lock and its CMD through a black hole.
+var Lock = []Edit{
 	{
 		File: "recipes/lock/lock.go",
 		Find: []string{"l.startGuard(session)"},
@@ -36,18 +44,31 @@ var Guards = []Edit{
 			"sv.deadline = func() time.Time { return time.Now().Add(time.Hour) }"},
 		Why: "zklock's watchdog never stops CMD",
 	},
+}
+
+// Sequence takes out the sequence's compare-and-set.
+var Sequence = []Edit{
 	{
 		File: "recipes/sequence/sequence.go",
 		Find: []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)"},
 		Put:  []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, -1, want)...)"},
 		Why:  "a worker writes the next ID without the compare-and-set",
 	},
+}
+
+// Group keeps a member out of its group after its session expired.
+var Group = []Edit{
 	{
 		File: "recipes/group/keep.go",
 		Find: []string{"m.past[held.Session] = true", "return true"},
 		Put:  []string{"m.past[held.Session] = true", "return false"},
 		Why:  "a member does not join again after its session expired",
 	},
+}
+
+// Config keeps a watcher from reading its key again after its session
+// expired.
+var Config = []Edit{
 	{
 		File: "recipes/config/watch.go",
 		Find: []string{"if ev.Type == zk.EventNotWatching {"},
@@ -60,4 +81,12 @@ var Guards = []Edit{
 		Put:  []string{"if false && ev.SessionID != read {"},
 		Why:  "a watcher does not read again on a new session",
 	},
+}
+
+func concat(sets ...[]Edit) []Edit {
+	var out []Edit
+	for _, s := range sets {
+		out = append(out, s...)
+	}
+	return out
 }

@@ -6,16 +6,16 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -first start before the others, in the order of its
 // comma-separated expressions: the longest ones, so
 // that the last to end are short and the jobs end together, instead of a
 // long package starting last and running by itself. Packages matching
-// -alone run after all the others, one at a time: the
-// soaks, which load the machine, never run beside tests that hold real
-// processes to bounds. With -log, each package's JSON events are kept in
+// -alone run after all the others, -alone-jobs at a time (one unless it
+// says more): the soaks, which load the machine, never run beside tests
+// that hold real processes to bounds, only beside one another. With -log, each package's JSON events are kept in
 // DIR, and -report reads them back to print the summary again.
 package main
 
@@ -32,7 +32,8 @@ import (
 func main() {
 	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
 	first := flag.String("first", "", "packages started before the others, in this order: regular expressions, comma-separated")
-	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, one at a time")
+	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, -alone-jobs at a time")
+	aloneJobs := flag.Int("alone-jobs", 1, "with -alone: those packages tested at once")
 	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
 	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
@@ -41,6 +42,9 @@ func main() {
 	flag.Parse()
 	if *jobs < 1 {
 		fail("-jobs: want at least 1, got %d", *jobs)
+	}
+	if *aloneJobs < 1 {
+		fail("-alone-jobs: want at least 1, got %d", *aloneJobs)
 	}
 	var firstREs []*regexp.Regexp
 	if *first != "" {
@@ -62,7 +66,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

@@ -44,13 +44,14 @@ type runConfig struct {
 	jobs      int
 	first     []*regexp.Regexp // started before the others, in this order
 	alone     *regexp.Regexp
+	aloneJobs int      // the alone packages tested at once
 	aloneArgs []string // go test flags for the alone packages, after testFlags
 	logDir    string
 	testFlags []string
 }
 
 // run tests every package of the module in the current folder and prints a
-// line for each as it ends: those matching alone last, one at a time.
+// line for each as it ends: those matching alone last, aloneJobs at a time.
 func run(cfg runConfig) ([]*result, error) {
 	pkgs, err := listPackages(cfg.dir)
 	if err != nil {
@@ -66,7 +67,7 @@ func run(cfg runConfig) ([]*result, error) {
 	var mu sync.Mutex // orders the printing
 	results := runAll(cfg, together, cfg.jobs, &mu)
 	cfg.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
-	return append(results, runAll(cfg, last, 1, &mu)...), nil
+	return append(results, runAll(cfg, last, max(cfg.aloneJobs, 1), &mu)...), nil
 }
 
 // split parts pkgs into those re does not match and those it matches,

@@ -126,9 +126,10 @@ lint: vet staticcheck shellcheck sizecheck
 # - The long packages start first, in FIRST's order, so that the two jobs
 #   end together on short ones; the script tests, whose demos load the
 #   machine, come last of them, after cmd/speaker's timed fault tests.
-# - The soaks of cmd/speaker/internal/chaos run alone at the end: their random faults
-#   load the machine, and the fault tests hold real processes to bounds
-#   derived from the session timeout.
+# - The soaks of cmd/speaker/internal/chaos and its recipes' packages run
+#   alone at the end, beside one another only: their random faults load the
+#   machine, and the fault tests hold real processes to bounds derived from
+#   the session timeout.
 # - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testkit/testrun -report
@@ -147,7 +148,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
-	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos$$' -alone-parallel 12 \
+	GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos(/.*)?$$' -alone-jobs 6 -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

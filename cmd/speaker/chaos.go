@@ -15,6 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/cmd/speaker/internal/chaos"
+	"zkspeaker/cmd/speaker/internal/chaos/lock"
+	_ "zkspeaker/cmd/speaker/internal/chaos/recipes" // every recipe's soak
 	"zkspeaker/internal/cmdline"
 )
 
@@ -23,7 +25,7 @@ func chaosCommand() *cli.Command {
 		Name:  "chaos",
 		Usage: "a seeded soak: speakers (or, with --recipe, another program's processes) on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "recipe", Value: chaos.RecipeSpeaker, Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (docs/chaos.md)"},
+			&cli.StringFlag{Name: "recipe", Value: chaos.DefaultRecipe(), Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (docs/chaos.md)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
 			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (contenders, members, updaters, workers)"},
@@ -109,7 +111,7 @@ func runChaos(c *cli.Context) error {
 }
 
 // chaosWorkCommand is the CMD of a lock soak's zklock contenders (see
-// chaos.Work); hidden, as only the soak runs it.
+// lock.Work); hidden, as only the soak runs it.
 func chaosWorkCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "chaos-work",
@@ -134,7 +136,7 @@ func chaosWorkCommand() *cli.Command {
 			epoch, _ := strconv.ParseInt(os.Getenv("ZKLOCK_EPOCH"), 10, 64)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
-			return chaos.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch, c.Bool("fence"))
+			return lock.Work(ctx, c.String("name"), c.String("out"), interval, hold, epoch, c.Bool("fence"))
 		},
 		OnUsageError: onUsageError,
 	}

@@ -49,36 +49,27 @@ type Input struct {
 	// GoodStatus says which exits after SIGTERM are graceful, by process
 	// and status; nil means status 0 only.
 	GoodStatus func(name string, status int) bool
-	// IDs says the lines are a sequence-ID soak's (RecipeSeqid): many
-	// workers take IDs at once, so their lines overlap by design, and what
-	// is checked instead is that no ID comes twice and that IDs after a
-	// restore are above those before.
-	IDs bool
 	// Bound, when set, replaces the stall bound of session + tick +
 	// interval + slack.
 	Bound time.Duration
-	// Group, for a group soak (RecipeGroup), holds its readings and the
-	// processes' lives: the lines are the operator's readings, and what
-	// is checked is membership (checkGroup), not overlaps.
-	Group *GroupInput
-	// Config, for a config soak (RecipeConfig), holds the watchers' values
-	// and the writes: what is checked is checkConfig, not overlaps.
-	Config *ConfigInput
-	// Recipe is the program the soak ran (Config.Recipe): the report
-	// speaks its words. Empty means the speaker's, or the recipe that
-	// Group, Config or IDs tells.
+	// Recipe is the program the soak ran (Config.Recipe): its checker
+	// judges, and the report speaks its words. Empty means the default
+	// recipe's.
 	Recipe string
+	// Record is what the recipe's soak recorded for its own checker
+	// besides the out file (Running.Record); nil for none.
+	Record any
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
 // place where the election did not hold, with enough said to find it.
 type Report struct {
 	// Recipe is the program the soak ran: the report is written in its
-	// words (a lock's holders, a group's members), never a speaker's.
+	// words, never another recipe's.
 	Recipe string
-	// Tally counts what a group's or a configuration's processes did,
-	// which the out file's lines do not tell.
-	Tally Tally
+	// Summary says what the soak's processes did, in the recipe's words,
+	// when its checker says it; "" for the election's line.
+	Summary string
 	// Lines is the number of well-formed lines in the out file.
 	Lines int
 	// Writers are the speakers that wrote, in order of first appearance.
@@ -108,39 +99,32 @@ type Report struct {
 	Leaks []string
 	// BadExits are SIGTERMs answered with a nonzero status or too late.
 	BadExits []Exit
-	// IDs says the soak was of the sequence-ID service: overlaps are not
-	// looked for, and the two findings below are.
-	IDs bool
-	// Duplicates are IDs handed out a second time.
-	Duplicates []Finding
-	// BelowRestore are IDs handed out after a restore that are not above
-	// every ID handed out before the loss.
-	BelowRestore []Finding
-	// Group says the soak was of group membership: overlaps are not
-	// looked for, and the two findings below are.
-	Group bool
-	// Listing are readings of the group that left out a member whose
-	// process had run with no fault of its own nor of a server for the
-	// bound, or listed a member long gone: each member judged on its own.
-	Listing []Finding
-	// Watcher are the watcher's reports that disagreed with the listing
-	// about a member whose place had settled, or reported a member joining
-	// that had long gone.
-	Watcher []Finding
-	// Config says the soak was of the configuration service: overlaps are
-	// not looked for, and the three findings below are.
-	Config bool
-	// WentBack are values a watcher saw that were older than one it had
-	// seen before.
-	WentBack []Finding
-	// Lost are keys whose final value is below an acknowledged write.
-	Lost []Finding
-	// Late are the same, and values a watcher saw go back, where the older
-	// value is a write whose outcome its set never learned, which landed
-	// late: explained, as an overlap in a documented window is.
-	Late []Finding
-	// Stale are watchers whose last value is not the key's final one.
-	Stale []Finding
+	// Own are the findings of the recipe's own checker, in the summary's
+	// order, when it has one: then overlaps are not looked for.
+	Own []Section
+}
+
+// Section is one class of a recipe's own findings.
+type Section struct {
+	// What heads it in the summary, and names it among the failures.
+	What string
+	// Found are its findings.
+	Found []Finding
+	// Mark names one finding on the picture's checker lane; "" draws none.
+	Mark string
+	// Explained says its findings are no failure: they happen in a
+	// documented window, as an explained overlap does.
+	Explained bool
+}
+
+// Found returns the findings of the recipe's section headed what.
+func (r Report) Found(what string) []Finding {
+	for _, s := range r.Own {
+		if s.What == what {
+			return s.Found
+		}
+	}
+	return nil
 }
 
 // Check reads the out file and the fault log and says whether the election
@@ -161,9 +145,9 @@ func Check(in Input) (Report, error) {
 	}
 	slices.SortFunc(times, time.Time.Compare)
 
+	rc := recipeNamed(in.Recipe)
 	r := Report{
-		Recipe:   recipeOf(in),
-		Tally:    tally(in),
+		Recipe:   rc.Name,
 		Lines:    tl.Lines(),
 		Writers:  tl.Writers,
 		Terms:    len(tl.Terms),
@@ -179,17 +163,11 @@ func Check(in Input) (Report, error) {
 	if in.Fence {
 		r.EpochDrops = epochDrops(lines)
 	}
-	if in.Group != nil {
-		r.Group, r.Overlaps = true, nil
-		r.Listing, r.Watcher = checkGroup(in)
+	if c := rc.Checker; c != nil {
+		r.Overlaps, r.Own = nil, c.Check(in, lines)
 	}
-	if in.Config != nil {
-		r.Config, r.Overlaps = true, nil
-		r.WentBack, r.Lost, r.Late, r.Stale = checkConfig(in.Config)
-	}
-	if in.IDs {
-		r.IDs, r.Overlaps = true, nil
-		r.Duplicates, r.BelowRestore = duplicateIDs(lines), idsBelowRestore(lines, in.Faults)
+	if rc.Summary != nil {
+		r.Summary = rc.Summary(in, r)
 	}
 	for _, e := range in.Exits {
 		if e.bad(in.GoodStatus) {
@@ -211,13 +189,9 @@ func (r Report) Failures() []string {
 	add(len(r.TornLines) > 0, "torn lines")
 	add(len(r.CounterJumps) > 0, "counter jumps")
 	add(len(r.EpochDrops) > 0, "epoch drops")
-	add(len(r.Duplicates) > 0, "duplicate IDs")
-	add(len(r.BelowRestore) > 0, "IDs below a restore")
-	add(len(r.Listing) > 0, "wrong listings")
-	add(len(r.Watcher) > 0, "wrong watcher reports")
-	add(len(r.WentBack) > 0, "values that went back")
-	add(len(r.Lost) > 0, "lost writes")
-	add(len(r.Stale) > 0, "stale watchers")
+	for _, s := range r.Own {
+		add(!s.Explained && len(s.Found) > 0, s.What)
+	}
 	add(r.unexplained() > 0, "unexplained overlaps")
 	add(len(r.Stalls) > 0, "stalls")
 	add(len(r.Leaks) > 0, "leaks")

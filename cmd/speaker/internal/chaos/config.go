@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,8 +13,8 @@ import (
 
 // Config is one soak.
 type Config struct {
-	// Recipe is the program under test: RecipeSpeaker (the default) or
-	// RecipeLock.
+	// Recipe is the program under test, one of Recipes; "" is
+	// DefaultRecipe.
 	Recipe string
 	// Seed makes the faults, their targets, durations and moments
 	// reproducible: the same seed draws the same plan.
@@ -28,9 +29,9 @@ type Config struct {
 	Fence            bool
 	// Kinds limits the faults to these kinds; empty means every kind.
 	Kinds []Kind
-	// Hold is a lock holder's time in the critical section (RecipeLock);
-	// 0 draws each from S/2 to 3.5 S. A soak of a broken build sets it
-	// long, so that every fault that takes the lock away finds its CMD
+	// Hold is how long a process holds what it takes, for a recipe whose
+	// processes take turns; 0 draws each from S/2 to 3.5 S. A soak of a broken build sets it
+	// long, so that every fault that takes its turn away finds it
 	// still at work.
 	Hold time.Duration
 	// Servers is 1 (standalone) or 3 (an ensemble, which can lose a
@@ -78,29 +79,13 @@ func Validate(c Config) error {
 // check is Validate, and fills in the default timings.
 func (c *Config) check() error {
 	if c.Recipe == "" {
-		c.Recipe = RecipeSpeaker
+		c.Recipe = DefaultRecipe()
 	}
-	switch c.Recipe {
-	case RecipeLock:
-		// zklock is the sequential recipe; Fence is its CMD's, which
-		// fences with ZKLOCK_EPOCH (at-most-one only, as for speakers).
-		c.Election = "sequential"
-	case RecipeGroup, RecipeConfig:
-		// No election: Election only steers the operator's deletes.
-		c.Election, c.Fence = "sequential", false
-		if c.Policy == "" {
-			c.Policy = "at-most-one"
-		}
-	case RecipeSeqid:
-		// The persisters stand in a sequential election; ID lines carry
-		// no epoch.
-		c.Election, c.Fence = "sequential", false
-		if c.Policy == "" {
-			c.Policy = "at-most-one" // the persisters' engine's default
-		}
+	if settle := c.recipe().Settle; settle != nil {
+		settle(c)
 	}
-	if slices.Contains(c.Kinds, DataLoss) && c.Recipe != RecipeSeqid {
-		return fmt.Errorf("%w: --faults data-loss is for --recipe seqid, which can restore from its store", ErrConfig)
+	if slices.Contains(c.Kinds, DataLoss) && !c.recipe().DataLoss {
+		return fmt.Errorf("%w: --faults data-loss is for --recipe %s, which can restore from its store", ErrConfig, strings.Join(restorers(), ", "))
 	}
 	switch {
 	case !validRecipe(c.Recipe):
@@ -140,53 +125,72 @@ func (c *Config) check() error {
 	return nil
 }
 
-// electionPath is where the speakers' znodes are, as `speaker` defaults it.
-func (c *Config) electionPath() string {
-	switch c.Recipe {
-	case RecipeLock:
-		return lockPath
-	case RecipeSeqid:
-		return seqidElection
-	case RecipeGroup:
-		return groupPath
-	case RecipeConfig:
-		return configPath
+// electionPath is where the processes' znodes are, as the recipe says.
+func (c *Config) electionPath() string { return c.recipe().Path(c) }
+
+// Out is the out file that every process's record goes to.
+func (c *Config) Out() string { return filepath.Join(c.Dir, "out.txt") }
+
+// restorers are the recipes that can restore after a DataLoss.
+func restorers() []string {
+	var out []string
+	for _, name := range Recipes() {
+		if recipeNamed(name).DataLoss {
+			out = append(out, name)
+		}
 	}
-	if c.Election == "single-file" {
-		return "/speaker"
-	}
-	return "/election"
+	return out
 }
 
 // String describes the soak in one line, as the summary and the picture
 // title it.
 func (c Config) String() string {
+	if d := c.recipe().Describe; d != nil {
+		return d(c)
+	}
 	fence := "no fence"
 	if c.Fence {
 		fence = "fence"
 	}
-	servers := "3 servers"
-	if c.Servers == 1 {
-		servers = "1 server"
-	}
-	switch c.Recipe {
-	case RecipeLock:
-		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.processNoun(), c.Policy, servers)
-	case RecipeSeqid, RecipeGroup, RecipeConfig:
-		return fmt.Sprintf("chaos: %s, seed %d, %v, %d %s, %s", c.Recipe, c.Seed, c.Duration, c.Speakers, c.processNoun(), servers)
-	}
-	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, servers)
+	return fmt.Sprintf("chaos: seed %d, %v, %d speakers, %s, %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Election, c.Policy, fence, c.ServersWord())
 }
+
+// ServersWord says how many servers the soak runs, as its description
+// does: "1 server", "3 servers".
+func (c Config) ServersWord() string {
+	if c.Servers == 1 {
+		return "1 server"
+	}
+	return "3 servers"
+}
+
+// Noun names the soak's processes, as the progress lines do.
+func (c Config) Noun() string { return c.processNoun() }
 
 // Files names what a soak leaves in Dir, as the command's last line and
 // docs/chaos.md list them: the record every soak has, and the recipe's own.
 func (c Config) Files() string {
 	files := "summary.txt, faults.log, timeline.svg, out.txt, logs/"
-	switch c.Recipe {
-	case RecipeGroup:
-		files += ", watch.txt"
-	case RecipeSeqid:
-		files += ", store/"
+	if own := c.recipe().Files; own != "" {
+		files += ", " + own
 	}
 	return files
+}
+
+// Brief is the one-line description of a soak whose processes stand side
+// by side, with no election of the user's choosing: recipe, seed,
+// duration, processes and servers.
+func (c Config) Brief() string {
+	return fmt.Sprintf("chaos: %s, seed %d, %v, %d %s, %s", c.Recipe, c.Seed, c.Duration, c.Speakers, c.Noun(), c.ServersWord())
+}
+
+// SideBySide settles the Config of a recipe whose processes stand side by
+// side, with no election of the user's choosing: Election only steers the
+// operator's deletes, the lines carry no epoch to fence, and the policy is
+// the engine's default unless one is given.
+func SideBySide(c *Config) {
+	c.Election, c.Fence = "sequential", false
+	if c.Policy == "" {
+		c.Policy = "at-most-one"
+	}
 }

@@ -1,8 +1,10 @@
-// Package chaos is a seeded fault soak of the speaker, and of the other
-// programs (Config.Recipe): real processes on a real ensemble, each behind
-// fault proxies of its own, hit by random faults, one or two at a time,
-// and a checker that reads what they wrote and tells, exactly, whether the
-// election, the lock, the group, the configuration or the sequence held.
+// Package chaos is the core of a seeded fault soak of the programs that
+// recipes register (Recipe, Config.Recipe): real processes on a real
+// ensemble, each behind fault proxies of its own, hit by random faults,
+// one or two at a time, and a checker that reads what they wrote and
+// tells, exactly, whether what the recipe promises held. The recipes'
+// own soaks and checkers are in the packages beside it, one per recipe;
+// package recipes registers them all.
 package chaos
 
 import (
@@ -48,8 +50,8 @@ const (
 	// milliseconds apart: reconnects that overtake each other.
 	Storm
 	// DataLoss is the total loss of ZooKeeper's data: every server killed,
-	// its data wiped, all started afresh, then `seqid restore` from the
-	// persisters' store. The seqid recipe's only.
+	// its data wiped, all started afresh, then the recipe's restore
+	// (Running.Restore). Only a recipe that can restore draws it.
 	DataLoss
 	numKinds
 )
@@ -65,9 +67,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-// hitsAProcess says whether a fault of this kind targets one process (a
+// HitsAProcess says whether a fault of this kind targets one process (a
 // signal, or its network), not ZooKeeper.
-func (k Kind) hitsAProcess() bool {
+func (k Kind) HitsAProcess() bool {
 	switch k {
 	case ServerKill, QuorumLoss, DeleteLeader, DeletePath, DataLoss:
 		return false
@@ -84,8 +86,8 @@ func Kinds() []Kind {
 	return out
 }
 
-// ParseKind reads a kind's name, or a recipe's name for one: a group's
-// delete-member is delete-leader.
+// ParseKind reads a kind's name, or a recipe's name for one
+// (Words.DeleteKind is delete-leader).
 func ParseKind(s string) (Kind, error) {
 	for i, n := range kindNames {
 		if n == s {
@@ -109,9 +111,9 @@ type Fault struct {
 	// served again. For an instant fault (a delete, a reset) End is Start.
 	Start, End time.Time
 	// Leader says whether the target led when the fault began: the
-	// speaker that wrote the out file's last line, the lock's holder, the
-	// persisters' leader. Never in a group or a configuration, whose
-	// processes stand side by side.
+	// process that wrote the out file's last line, or whose znode is the
+	// lowest (Recipe.ByZnode). Never in a recipe whose processes stand
+	// side by side (no Words.Lead).
 	Leader bool
 	// Note says more, in words: "restarted as pid 4711", "for 1.2s".
 	Note string

@@ -34,8 +34,8 @@ type speakerProc struct {
 	endedBy syscall.Signal // what ended it, if a signal did
 	halted  bool           // stopped by the soak: not started again on its own (respawn)
 	started int            // the pid of the process started last
-	sink    lineSink       // where its stdout goes, line by line; nil: into its log
-	lives   []span         // when each of its processes ran
+	sink    LineSink       // where its stdout goes, line by line; nil: into its log
+	lives   []Span         // when each of its processes ran
 	printed chan struct{}  // closed at its first line on stdout, when it has a sink
 
 	respawning sync.WaitGroup
@@ -178,7 +178,7 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	}()
 	ready := make(chan struct{})
 	s.cmd, s.exited, s.ready, s.printed, s.started = cmd, exited, ready, printed, cmd.Process.Pid
-	s.lives = append(s.lives, span{From: time.Now()})
+	s.lives = append(s.lives, Span{From: time.Now()})
 	return exited, ready, nil
 }
 

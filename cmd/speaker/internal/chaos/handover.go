@@ -18,17 +18,16 @@ type KindStats struct {
 }
 
 // Handover sums up, over the faults that hit what the recipe's table
-// measures (the speaker's leader, the lock's holder, the persisters'
-// leader, a key, a member), the time from a fault's start to what the
-// recipe waits for after it: the next line by any writer for an election
-// (whether the old leader came back or a new one took over), the next
-// value from the key's watcher, the first reading that lists the member
-// again after the listing left it out.
+// measures (a leader, or what its Checker.Measure says), the time from a
+// fault's start to what the recipe waits for after it: for an election,
+// the next line by any writer (whether the old leader came back or a new
+// one took over).
 type Handover struct {
 	// On is the number of faults that hit what the table measures.
 	On int
-	// LeftOut, in a group soak, is the number of faults on a member after
-	// which the listing left it out; only those are measured.
+	// LeftOut, for a recipe that counts them (Checker.LeftOut), is the
+	// number of faults after which what they hit was left out; only those
+	// are measured.
 	LeftOut int
 	// N is the number of those followed by what the recipe waits for
 	// before End.
@@ -42,23 +41,23 @@ type Handover struct {
 	NoLine int
 }
 
-// outcome is what followed one fault, as the recipe's table measures it.
-type outcome struct {
-	on   bool // the fault hit what the table measures
-	left bool // the fault is measured: always, but for a group only when the listing left the member out
-	came bool // what the recipe waits for came before End
-	took time.Duration
+// Outcome is what followed one fault, as the recipe's table measures it.
+type Outcome struct {
+	On   bool // the fault hit what the table measures
+	Left bool // the fault is measured: always, but for some recipes only when what it hit was left out
+	Came bool // what the recipe waits for came before End
+	Took time.Duration
 }
 
 // kindStats counts the faults by kind and measures what followed each,
 // as the recipe's table does (measureOf).
-func kindStats(in Input, lines []numbered) []KindStats {
+func kindStats(in Input, lines []Line) []KindStats {
 	out := make([]KindStats, numKinds)
 	took := make([][]time.Duration, numKinds)
 	for i, k := range Kinds() {
 		out[i].Kind = k
 	}
-	measure := measureOf(in, lines)
+	measure, counted := measureOf(in, lines)
 	for _, f := range in.Faults {
 		if f.Kind >= numKinds {
 			continue // a kind this version does not know has no row
@@ -66,17 +65,17 @@ func kindStats(in Input, lines []numbered) []KindStats {
 		s := &out[f.Kind]
 		s.N++
 		o := measure(f)
-		if !o.on {
+		if !o.On {
 			continue
 		}
 		s.Handover.On++
-		if o.left && in.Group != nil {
+		if o.Left && counted {
 			s.Handover.LeftOut++
 		}
 		switch {
-		case o.left && o.came:
-			took[f.Kind] = append(took[f.Kind], o.took)
-		case o.left:
+		case o.Left && o.Came:
+			took[f.Kind] = append(took[f.Kind], o.Took)
+		case o.Left:
 			s.Handover.NoLine++
 		}
 	}
@@ -88,47 +87,28 @@ func kindStats(in Input, lines []numbered) []KindStats {
 	return out
 }
 
-// measureOf returns what the recipe's table measures after a fault: for
-// an election, a lock or the sequence, the time from a fault on the
-// leader (the holder, the persisters' leader) to the next line by anyone;
-// for a configuration, from a fault on a key to its watcher's next value;
-// for a group, from a fault on a member that the listing then left out to
-// the first reading that lists it again.
-func measureOf(in Input, lines []numbered) func(Fault) outcome {
-	switch {
-	case in.Group != nil:
-		return func(f Fault) outcome { return leftOut(in, f) }
-	case in.Config != nil:
-		byWatcher := map[string][]time.Time{}
-		for _, l := range lines {
-			byWatcher[l.Name] = append(byWatcher[l.Name], l.Time)
-		}
-		for _, ts := range byWatcher {
-			slices.SortFunc(ts, time.Time.Compare)
-		}
-		return func(f Fault) outcome {
-			key := keyHit(f)
-			if key == "" {
-				return outcome{}
-			}
-			t, ok := lineAfter(byWatcher["v"+key[1:]], f.Start, in.End)
-			return outcome{on: true, left: true, came: ok, took: t.Sub(f.Start)}
-		}
+// measureOf returns what the recipe's table measures after a fault, and
+// whether the faults measured are counted (Handover.LeftOut): the
+// recipe's own measure, or for an election the time from a fault on the
+// leader to the next line by anyone.
+func measureOf(in Input, lines []Line) (func(Fault) Outcome, bool) {
+	if c := recipeNamed(in.Recipe).Checker; c != nil && c.Measure != nil {
+		return c.Measure(in, lines), c.LeftOut
 	}
 	times := make([]time.Time, len(lines))
 	for i, l := range lines {
 		times[i] = l.Time
 	}
 	slices.SortFunc(times, time.Time.Compare)
-	return func(f Fault) outcome {
-		t, ok := lineAfter(times, f.Start, in.End)
-		return outcome{on: f.Leader, left: true, came: ok, took: t.Sub(f.Start)}
-	}
+	return func(f Fault) Outcome {
+		t, ok := LineAfter(times, f.Start, in.End)
+		return Outcome{On: f.Leader, Left: true, Came: ok, Took: t.Sub(f.Start)}
+	}, false
 }
 
-// lineAfter finds the first of the sorted times after start, if it is
+// LineAfter finds the first of the sorted times after start, if it is
 // not after end.
-func lineAfter(times []time.Time, start, end time.Time) (time.Time, bool) {
+func LineAfter(times []time.Time, start, end time.Time) (time.Time, bool) {
 	i := sort.Search(len(times), func(i int) bool { return times[i].After(start) })
 	if i == len(times) || times[i].After(end) {
 		return time.Time{}, false

@@ -17,8 +17,8 @@ type planned struct {
 	servers []int        // the 1-based ZooKeeper servers of a server fault
 	hold    time.Duration
 	leader  bool
-	// pick chooses the member or the key whose znode an operator's delete
-	// takes, in a group or a configuration: the draw's, modulo their number.
+	// pick chooses the znode an operator's delete takes among the
+	// processes' own (Recipe.Members): the draw's, modulo their number.
 	pick int
 }
 
@@ -177,7 +177,7 @@ func (s *soak) restart(sp *speakerProc, after time.Duration) string {
 
 // lostCreate says whether a lost create's trap sprang within hold: the
 // process made a create under prefix and its reply was lost, or it made
-// none (a watcher, a worker, or a process that had not got that far), and
+// none (a process that makes none, or had not got that far), and
 // the fault was a plain restart.
 func lostCreate(traps []<-chan struct{}, prefix string, hold time.Duration) string {
 	for _, fired := range traps {

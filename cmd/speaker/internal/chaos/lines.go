@@ -19,22 +19,23 @@ type Finding struct {
 	Detail string
 }
 
-// numbered is a well-formed line with its line number in the out file.
-type numbered struct {
+// Line is a well-formed line of the out file, with its line number.
+type Line struct {
 	speaker.Line
-	n int
+	// N is its line number in the out file, from 1.
+	N int
 }
 
 // readLines parses the out file as speaker.ReadTimeline does, with the
 // same limits, so its line numbers are the timeline's; torn lines are
 // skipped, as the timeline reports them.
-func readLines(out []byte) ([]numbered, error) {
-	var lines []numbered
+func readLines(out []byte) ([]Line, error) {
+	var lines []Line
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		if l, err := speaker.ParseLine(sc.Text()); err == nil {
-			lines = append(lines, numbered{Line: l, n: n})
+			lines = append(lines, Line{Line: l, N: n})
 		}
 	}
 	return lines, sc.Err()
@@ -57,15 +58,15 @@ func anomalies(tl *speaker.Timeline, kind speaker.AnomalyKind) []Finding {
 // a speaker refuses to append below the file's epoch, and a drop means a
 // stale leader's write got through. Lines without an epoch (0) carry no
 // claim and are skipped.
-func epochDrops(lines []numbered) []Finding {
+func epochDrops(lines []Line) []Finding {
 	var out []Finding
-	var high numbered // the line with the highest epoch so far
+	var high Line // the line with the highest epoch so far
 	for _, l := range lines {
 		switch {
 		case l.Epoch <= 0:
 		case l.Epoch < high.Epoch:
-			out = append(out, Finding{Line: l.n, Time: l.Time, Detail: fmt.Sprintf(
-				"%s wrote epoch=%d after %s wrote epoch=%d at line %d", l.Name, l.Epoch, high.Name, high.Epoch, high.n)})
+			out = append(out, Finding{Line: l.N, Time: l.Time, Detail: fmt.Sprintf(
+				"%s wrote epoch=%d after %s wrote epoch=%d at line %d", l.Name, l.Epoch, high.Name, high.Epoch, high.N)})
 		case l.Epoch > high.Epoch:
 			high = l
 		}

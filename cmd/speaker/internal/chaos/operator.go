@@ -27,9 +27,10 @@ type operator struct {
 	path    string // the election path
 	out     string // the out file
 	// leaderByZnode names the leader by the lowest candidate's znode, not
-	// by the out file's last line (which a seqid worker writes).
+	// by the out file's last line (which a process that does not lead may
+	// write).
 	leaderByZnode bool
-	// members says the children are group members, each of them ours,
+	// members says the children are the processes' own, each of them ours,
 	// rather than election candidates among other znodes.
 	members bool
 
@@ -114,8 +115,8 @@ func (o *operator) deleteLeader(ctx context.Context, sequential bool) (string, e
 }
 
 // deleteMember deletes one znode under the path by hand, as an operator
-// would remove a group's member or a configuration's key: the pick'th by
-// name, modulo their number, so that every member's comes up in a soak.
+// would remove one process's: the pick'th by name, modulo their number, so
+// that every process's comes up in a soak.
 // It returns what it deleted, "" when there was nothing.
 func (o *operator) deleteMember(ctx context.Context, pick int) (string, error) {
 	children, err := o.conn().Children(ctx, o.path)

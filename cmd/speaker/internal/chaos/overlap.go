@@ -7,7 +7,7 @@ import (
 )
 
 // Window is a documented way for two writers to speak at once: a price a
-// configuration pays knowingly, so an overlap inside one is no failure.
+// setting pays knowingly, so an overlap inside one is no failure.
 type Window string
 
 const (

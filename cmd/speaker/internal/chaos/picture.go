@@ -10,16 +10,19 @@ import (
 )
 
 // The soak's picture: one lane per process with a bar where it did the
-// recipe's work (a speaker writing, a member listed), its faults drawn
+// recipe's work (a speaker writing, or what the recipe draws), its faults drawn
 // over it in the colour of their kind, a lane for the faults of ZooKeeper
 // and of the operator, and a lane for what the checker found. A minute
 // holds a hundred faults, so nothing is labelled in the plot: the legend
 // names the colours, every bar and strip says what it is on hover, and
 // faults.log says the rest.
+//
+// PicWidth is the picture's width, PicLeft where its plot begins and
+// LaneH each lane's height, for a test that reads a picture back.
 const (
-	picWidth = 1200
-	picLeft  = 110
-	laneH    = 26
+	PicWidth = 1200
+	PicLeft  = 110
+	LaneH    = 26
 )
 
 // kindColours gives every kind a colour of its own.
@@ -40,25 +43,27 @@ type picture struct {
 func (p *picture) x(t time.Time) float64 {
 	d := p.to.Sub(p.from)
 	if d <= 0 {
-		return picLeft
+		return PicLeft
 	}
-	return picLeft + float64(t.Sub(p.from))/float64(d)*p.plot
+	return PicLeft + float64(t.Sub(p.from))/float64(d)*p.plot
 }
 
-func (p *picture) y(lane string) float64 { return 100 + float64(slices.Index(p.lanes, lane))*laneH }
+func (p *picture) y(lane string) float64 { return 100 + float64(slices.Index(p.lanes, lane))*LaneH }
 
-// writePicture draws the soak's SVG from what the checker judged, in the
+// WritePicture draws the soak's SVG from what the checker judged, in the
 // words of its recipe: title is its one-line description.
-func writePicture(w io.Writer, title string, in Input, rep Report) {
-	words := wordsOf(recipeOf(in))
-	p := &picture{from: in.Start, to: in.End, plot: picWidth - picLeft - 20}
-	var bars []bar
-	if in.Group != nil {
-		bars = groupBars(in)
-	} else {
-		bars = stretchBars(in.Out, words)
+func WritePicture(w io.Writer, title string, in Input, rep Report) {
+	rc := recipeNamed(in.Recipe)
+	words, own := rc.Words, rc.Picture
+	if own == nil {
+		own = &Picture{}
 	}
-	p.lanes = append(laneNames(in, bars), "zookeeper", "checker")
+	p := &picture{from: in.Start, to: in.End, plot: PicWidth - PicLeft - 20}
+	bars := stretchBars(in.Out, words)
+	if own.Bars != nil {
+		bars = own.Bars(in)
+	}
+	p.lanes = append(laneNames(in, bars, own), "zookeeper", "checker")
 	verdict, colour := "PASS", "#2CA02C"
 	if !rep.Pass() {
 		verdict, colour = "FAIL: "+strings.Join(rep.Failures(), ", "), "#D62728"
@@ -67,14 +72,14 @@ func writePicture(w io.Writer, title string, in Input, rep Report) {
 	text(&p.b, 16, 44, 13, colour, ` font-weight="bold"`, verdict)
 	p.legend(64, words, in.Faults)
 	for i, lane := range p.lanes {
-		fmt.Fprintf(&p.b, `<rect x="%d" y="%.0f" width="%.0f" height="%d" fill="%s"/>`+"\n", picLeft, p.y(lane), p.plot, laneH-4, []string{"#F7F7F7", "#EFEFEF"}[i%2])
+		fmt.Fprintf(&p.b, `<rect x="%d" y="%.0f" width="%.0f" height="%d" fill="%s"/>`+"\n", PicLeft, p.y(lane), p.plot, LaneH-4, []string{"#F7F7F7", "#EFEFEF"}[i%2])
 		text(&p.b, 16, p.y(lane)+16, 13, "#222", "", lane)
 	}
 	for _, b := range bars {
 		p.bar(b)
 	}
 	for _, f := range in.Faults {
-		lane := laneOf(f)
+		lane := laneOf(f, own)
 		if lane == "" {
 			lane = "zookeeper" // a server, or the operator's delete of an election's znode
 		}
@@ -83,8 +88,8 @@ func writePicture(w io.Writer, title string, in Input, rep Report) {
 			x1, p.y(lane), max(x2-x1, 3), 6, kindColours[f.Kind], html.EscapeString(words.kindName(f.Kind)+" "+f.Target+" "+f.Note))
 	}
 	p.findings(rep)
-	p.axis(words, in.Group != nil)
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" font-family="DejaVu Sans, Arial, sans-serif">`+"\n", picWidth, p.y("checker")+laneH+94)
+	p.axis(words, own.Key)
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%.0f" font-family="DejaVu Sans, Arial, sans-serif">`+"\n", PicWidth, p.y("checker")+LaneH+94)
 	fmt.Fprintln(w, `<defs><pattern id="unread" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="2.5" height="6" fill="#8C8C8C"/></pattern></defs>`)
 	fmt.Fprintln(w, `<rect width="100%" height="100%" fill="white"/>`)
 	io.WriteString(w, p.b.String())
@@ -92,8 +97,8 @@ func writePicture(w io.Writer, title string, in Input, rep Report) {
 }
 
 // laneNames are the processes' lanes, sorted: every one with a bar, every
-// one a fault hit, and a group's members and watcher, listed or not.
-func laneNames(in Input, bars []bar) []string {
+// one a fault hit, and those the recipe draws always.
+func laneNames(in Input, bars []Bar, own *Picture) []string {
 	var names []string
 	add := func(n string) {
 		if n != "" && !slices.Contains(names, n) {
@@ -101,14 +106,14 @@ func laneNames(in Input, bars []bar) []string {
 		}
 	}
 	for _, b := range bars {
-		add(b.lane)
+		add(b.Lane)
 	}
 	for _, f := range in.Faults {
-		add(laneOf(f)) // a process that writes no line: its faults on the ZooKeeper lane would read as the servers'
+		add(laneOf(f, own)) // a process that writes no line: its faults on the ZooKeeper lane would read as the servers'
 	}
-	if in.Group != nil {
-		for _, m := range append(memberNames(in.Group.Lives), watcherName) {
-			add(m)
+	if own.Lanes != nil {
+		for _, l := range own.Lanes(in) {
+			add(l)
 		}
 	}
 	slices.Sort(names)
@@ -116,18 +121,16 @@ func laneNames(in Input, bars []bar) []string {
 }
 
 // laneOf is the process lane a fault is drawn on: its target's, or for an
-// operator's delete of a member's or a key's znode, that member's or key's
-// updater's; "" for the servers' faults and an election's znodes.
-func laneOf(f Fault) string {
+// operator's delete of one process's znode, the lane the recipe says;
+// "" for the servers' faults and an election's znodes.
+func laneOf(f Fault, own *Picture) string {
 	switch {
-	case f.Kind.hitsAProcess():
+	case f.Kind.HitsAProcess():
 		return f.Target
-	case f.Kind != DeleteLeader:
+	case f.Kind != DeleteLeader || own.LaneOf == nil:
 		return ""
-	case strings.HasPrefix(f.Target, groupPath+"/"):
-		return memberHit(f)
 	}
-	return keyHit(f)
+	return own.LaneOf(f)
 }
 
 // findings marks on the checker's lane every finding that has a moment:
@@ -144,23 +147,20 @@ func (p *picture) findings(rep Report) {
 	for _, s := range rep.Stalls {
 		p.mark(y, s.From, s.To, "#D62728", "stall")
 	}
-	for _, c := range []struct {
-		what  string
-		found []Finding
-	}{{"counter jump", rep.CounterJumps}, {"epoch drop", rep.EpochDrops}, {"wrong listing", rep.Listing}, {"wrong watcher report", rep.Watcher},
-		{"value went back", rep.WentBack}, {"duplicate ID", rep.Duplicates}, {"ID below a restore", rep.BelowRestore}} {
-		for _, f := range c.found {
-			if !f.Time.IsZero() {
-				p.mark(y, f.Time, f.Time, "#D62728", c.what+": "+f.Detail)
+	marks := []Section{{Mark: "counter jump", Found: rep.CounterJumps}, {Mark: "epoch drop", Found: rep.EpochDrops}}
+	for _, c := range append(marks, rep.Own...) {
+		for _, f := range c.Found {
+			if !f.Time.IsZero() && c.Mark != "" {
+				p.mark(y, f.Time, f.Time, "#D62728", c.Mark+": "+f.Detail)
 			}
 		}
 	}
 }
 
 // axis draws the time axis and, under it, what the colours mean.
-func (p *picture) axis(words words, group bool) {
-	axisY := p.y("checker") + laneH + 6
-	fmt.Fprintf(&p.b, `<line x1="%d" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#222"/>`+"\n", picLeft, axisY, picLeft+p.plot, axisY)
+func (p *picture) axis(words Words, extra string) {
+	axisY := p.y("checker") + LaneH + 6
+	fmt.Fprintf(&p.b, `<line x1="%d" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#222"/>`+"\n", PicLeft, axisY, PicLeft+p.plot, axisY)
 	step := 10 * time.Second
 	if p.to.Sub(p.from) > 3*time.Minute {
 		step = time.Minute
@@ -170,18 +170,18 @@ func (p *picture) axis(words words, group bool) {
 		fmt.Fprintf(&p.b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#222"/>`+"\n", x, axisY, x, axisY+5)
 		text(&p.b, x-8, axisY+19, 12, "#444", "", fmt.Sprintf("%gs", d.Seconds()))
 	}
-	key := []string{"Seconds since the first fault. Green: " + words.green + "."}
-	if group {
-		key = append(key, "Hatched: the operator could not read the group (a server killed, or the quorum lost); empty: read, and not listed.")
+	key := []string{"Seconds since the first fault. Green: " + words.Green + "."}
+	if extra != "" {
+		key = append(key, extra)
 	}
-	key = append(key, "Coloured strips: the faults, on their target's lane. Checker: "+words.checker+".")
+	key = append(key, "Coloured strips: the faults, on their target's lane. Checker: "+words.Checker+".")
 	for i, k := range key {
-		text(&p.b, picLeft, axisY+40+float64(i)*16, 12, "#444", "", k)
+		text(&p.b, PicLeft, axisY+40+float64(i)*16, 12, "#444", "", k)
 	}
 }
 
 // legend names the colour of every kind that happened, with its count.
-func (p *picture) legend(y float64, words words, faults []Fault) {
+func (p *picture) legend(y float64, words Words, faults []Fault) {
 	x := 16.0
 	for _, k := range Kinds() {
 		n := 0
@@ -195,7 +195,7 @@ func (p *picture) legend(y float64, words words, faults []Fault) {
 		}
 		label := fmt.Sprintf("%s ×%d", words.kindName(k), n)
 		w := 18 + 7.2*float64(len([]rune(label))) + 14
-		if x+w > picWidth-16 {
+		if x+w > PicWidth-16 {
 			x, y = 16, y+16 // a second row
 		}
 		fmt.Fprintf(&p.b, `<rect x="%.1f" y="%.0f" width="12" height="10" fill="%s"/>`+"\n", x, y-9, kindColours[k])
@@ -208,7 +208,7 @@ func (p *picture) legend(y float64, words words, faults []Fault) {
 func (p *picture) mark(y float64, from, to time.Time, colour, title string) {
 	x1, x2 := p.x(from), p.x(to)
 	fmt.Fprintf(&p.b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`+"\n",
-		x1, y+4, max(x2-x1, 3), laneH-12, colour, html.EscapeString(title))
+		x1, y+4, max(x2-x1, 3), LaneH-12, colour, html.EscapeString(title))
 }
 
 func text(b *strings.Builder, x, y float64, size int, colour, extra, s string) {

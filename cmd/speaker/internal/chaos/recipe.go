@@ -1,65 +1,184 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"sync"
 	"time"
 )
 
-// The programs a soak can run. Each stands as --speakers processes, each
-// behind fault proxies of its own, and writes to the one out.txt in the
-// speaker's line format, so that one exact checker serves them all.
-const (
-	// RecipeSpeaker runs speakers: the leader writes a line every interval.
-	RecipeSpeaker = "speaker"
-	// RecipeLock runs zklock contenders for one lock, each in a loop:
-	// wait, hold the lock while CMD runs for a while, release, start
-	// again. CMD is `speaker chaos-work`: a line every interval, with
-	// ZKLOCK_EPOCH as its epoch, for as long as it runs. A critical
-	// section is the span of one CMD's lines, so two holders at once
-	// are two lives whose lines interleave.
-	RecipeLock = "lock"
-)
+// Recipe is a program a soak can run, as its own package registers it:
+// how its processes are named, started and judged when they end, what the
+// soak prepares and records for it, what its checker looks for, and the
+// words its report speaks. Each stands as --speakers processes or more,
+// each behind fault proxies of its own; its record goes to the one
+// out.txt in the speaker's line format, so that one checker serves all.
+// Name, Path, Slots, Argv and Started are needed to run a soak; a nil
+// hook among the others means the election's way: processes judged by
+// their overlaps, in the election's words.
+type Recipe struct {
+	// Name is the value of Config.Recipe and --recipe.
+	Name string
+	// Default makes it the recipe of a Config that names none.
+	Default bool
+	// Command is the program its processes run, beside the speaker
+	// binary, where `make build` puts them all; "" runs the speaker.
+	Command string
+	// Noun names its processes for the progress lines.
+	Noun string
+	// Words are its names for what the report, the progress lines and
+	// the picture show.
+	Words Words
+	// Settle fixes what the recipe decides of the Config itself (its
+	// election, policy, fence), before the Config is checked.
+	Settle func(c *Config)
+	// DataLoss says the recipe can restore after a total loss of
+	// ZooKeeper's data: Running.Restore; only such a recipe draws it.
+	DataLoss bool
+	// Weights replaces the draw's weights of some kinds.
+	Weights map[Kind]int
+	// Path is the znode under which its processes stand, which the
+	// operator's deletes take and whose leftovers are leaks.
+	Path func(c *Config) string
+	// Slots names the soak's processes, in start order.
+	Slots func(c *Config) []string
+	// Argv is the command line of the process called name, whose servers
+	// are its proxies, in its life'th run; rng draws what varies from one
+	// start to the next.
+	Argv func(c *Config, name, servers string, rng *rand.Rand, life int) []string
+	// Started is what the process called name logs once it handles
+	// SIGTERM.
+	Started func(name string) string
+	// Respawns says whether the process called name starts again when it
+	// ends on its own.
+	Respawns func(name string) bool
+	// GoodStatus says which nonzero exit statuses after SIGTERM are
+	// graceful.
+	GoodStatus func(name string, status int) bool
+	// StallBound is how long after the faults heal it must be heard from
+	// again, when not the session + tick + interval + slack.
+	StallBound func(c *Config) time.Duration
+	// Describe is the soak's one-line description.
+	Describe func(c Config) string
+	// Files are what its soak leaves in Dir besides every soak's record.
+	Files string
+	// ByZnode names the leader by the lowest candidate's znode, not by
+	// the out file's last line; Members says the znodes under Path are
+	// all the soak's, each one process's, rather than election candidates.
+	ByZnode, Members bool
+	// NoLeaks says its znodes are persistent: none is looked for at the end.
+	NoLeaks bool
+	// Begin prepares what the recipe needs before its processes start,
+	// and returns what it keeps during the soak.
+	Begin func(ctx context.Context, env *Env) (*Running, error)
+	// Summary is the report's line of what the processes did; nil for the
+	// election's.
+	Summary func(in Input, r Report) string
+	// Checker holds the soak to the recipe's own rules instead of
+	// overlaps, and sums up the report; nil for an election's.
+	Checker *Checker
+	// Picture draws the recipe's own lanes; nil for the writers' stretches.
+	Picture *Picture
+}
+
+// Checker is a recipe's own part of the checker.
+type Checker struct {
+	// Check returns the recipe's findings, in the summary's order.
+	Check func(in Input, lines []Line) []Section
+	// NotLooked is the line that says why overlaps are not looked for.
+	NotLooked string
+	// Measure returns what the fault table measures after a fault; nil
+	// for the election's next line after a fault on the leader.
+	Measure func(in Input, lines []Line) func(Fault) Outcome
+	// LeftOut says the table counts the faults measured (Handover.LeftOut).
+	LeftOut bool
+	// NoLeaks is the summary's line when Recipe.NoLeaks.
+	NoLeaks string
+}
+
+// Picture is a recipe's own part of the picture.
+type Picture struct {
+	// Bars are the process lanes' bars; Lanes are lanes drawn even
+	// without one.
+	Bars  func(in Input) []Bar
+	Lanes func(in Input) []string
+	// LaneOf is the lane of an operator's delete (DeleteLeader), "" for
+	// the ZooKeeper lane.
+	LaneOf func(f Fault) string
+	// Key is a line of the picture's key, after the green's.
+	Key string
+}
+
+var registry = struct {
+	mu      sync.Mutex
+	recipes []Recipe
+}{}
+
+// Register adds recipes, in the order that Recipes lists them; a recipe
+// registered again replaces the one of its name.
+func Register(rs ...Recipe) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	for _, r := range rs {
+		i := slices.IndexFunc(registry.recipes, func(x Recipe) bool { return x.Name == r.Name })
+		if i >= 0 {
+			registry.recipes[i] = r
+			continue
+		}
+		registry.recipes = append(registry.recipes, r)
+	}
+}
 
 // Recipes lists the values of Config.Recipe.
 func Recipes() []string {
-	return []string{RecipeSpeaker, RecipeLock, RecipeGroup, RecipeConfig, RecipeSeqid}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var out []string
+	for _, r := range registry.recipes {
+		out = append(out, r.Name)
+	}
+	return out
 }
 
-// lockPath is the lock's znode in a lock soak.
-const lockPath = "/chaos-lock"
+// DefaultRecipe is the recipe of a Config that names none.
+func DefaultRecipe() string { return recipeNamed("").Name }
+
+// recipeNamed returns the registered recipe of the name, the default one
+// for "", and a recipe with the election's ways and words when there is
+// none.
+func recipeNamed(name string) Recipe {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	for _, r := range registry.recipes {
+		if r.Name == name || name == "" && r.Default {
+			return r
+		}
+	}
+	return Recipe{Name: name, Words: ElectionWords}
+}
+
+// recipe is the Config's recipe.
+func (c *Config) recipe() Recipe { return recipeNamed(c.Recipe) }
+
+// validRecipe reports whether r is one of Recipes.
+func validRecipe(r string) bool { return slices.Contains(Recipes(), r) }
 
 // processNoun names the recipe's processes, for the progress lines.
 func (c *Config) processNoun() string {
-	switch c.Recipe {
-	case RecipeLock:
-		return "zklock contenders"
-	case RecipeSeqid:
-		return fmt.Sprintf("seqid workers and %d persisters", seqidPersisters)
-	case RecipeGroup:
-		return "group members and a watcher"
-	case RecipeConfig:
-		return "config updaters, each with a watcher"
+	if n := c.recipe().Noun; n != "" {
+		return n
 	}
 	return "speakers"
 }
 
-// binary returns the program the soak's processes run: the speaker, or
-// the command beside it, where `make build` puts them all.
+// binary returns the program the soak's processes run.
 func (c *Config) binary() string {
-	switch c.Recipe {
-	case RecipeLock:
-		return filepath.Join(filepath.Dir(c.Speaker), "zklock")
-	case RecipeSeqid:
-		return filepath.Join(filepath.Dir(c.Speaker), "seqid")
-	case RecipeGroup:
-		return filepath.Join(filepath.Dir(c.Speaker), "zkgroup")
-	case RecipeConfig:
-		return filepath.Join(filepath.Dir(c.Speaker), "zkconfig")
+	if cmd := c.recipe().Command; cmd != "" {
+		return filepath.Join(filepath.Dir(c.Speaker), cmd)
 	}
 	return c.Speaker
 }
@@ -72,163 +191,60 @@ func (c *Config) checkBinaries() error {
 	return nil
 }
 
-// argv is the command line of the process called name, whose ZooKeeper
-// servers are addrs (its proxies), in its life'th run; rng draws what
-// varies from one start to the next (a lock holder's time in the critical
-// section).
+// argv is the command line of the process called name, whose servers are
+// addrs (its proxies), in its life'th run.
 func (c *Config) argv(name string, addrs []string, rng *rand.Rand, life int) []string {
-	servers := strings.Join(addrs, ",")
-	out := filepath.Join(c.Dir, "out.txt")
-	switch c.Recipe {
-	case RecipeSeqid:
-		return c.seqidArgv(name, servers, 1+rng.IntN(seqidMaxCount))
-	case RecipeGroup:
-		return c.groupArgv(name, servers)
-	case RecipeConfig:
-		return c.configArgv(name, servers, life)
-	}
-	if c.Recipe == RecipeLock {
-		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
-		if c.Hold > 0 {
-			hold = c.Hold
-		}
-		return []string{"--servers", servers, "--path", lockPath, "--name", name,
-			"--session-timeout", c.Session.String(), "--policy", c.Policy, "--grace", (c.Session / 2).String(),
-			"--log-level", "info", "--",
-			c.Speaker, "chaos-work", "--name", name, "--out", out, "--interval", c.Interval.String(), "--for", hold.Round(time.Millisecond).String(),
-			fmt.Sprintf("--fence=%v", c.Fence)}
-	}
-	return []string{"--servers", servers, "--name", name, "--out", out, "--interval", c.Interval.String(),
-		"--session-timeout", c.Session.String(), "--election", c.Election, "--policy", c.Policy,
-		fmt.Sprintf("--fence=%v", c.Fence), "--log-level", "info"}
+	return c.recipe().Argv(c, name, joinAddrs(addrs), rng, life)
 }
 
 // startedLine is what the process called name logs once it handles
 // SIGTERM.
-func (c *Config) startedLine(name string) string {
-	switch {
-	case c.Recipe == RecipeLock:
-		return `msg="waiting for the lock"`
-	case c.Recipe == RecipeSeqid && isWorker(name):
-		return `msg="connecting to ZooKeeper"`
-	case c.Recipe == RecipeSeqid:
-		return `msg="standing for election as a persistence process"`
-	case c.Recipe == RecipeGroup:
-		return `msg="joined the group"` // the watcher is ready at its first line
-	case c.Recipe == RecipeConfig && isUpdater(name):
-		return `msg="connecting to ZooKeeper"`
-	case c.Recipe == RecipeConfig:
-		return `msg="watching `
-	}
-	return `msg="speaker started"`
-}
+func (c *Config) startedLine(name string) string { return c.recipe().Started(name) }
 
 // respawns says whether the process called name is started again when it
-// ends on its own: a zklock contender ends when its CMD does, a seqid
-// worker when it has its IDs, and each goes again.
+// ends on its own.
 func (c *Config) respawns(name string) bool {
-	return c.Recipe == RecipeLock || c.Recipe == RecipeGroup || c.Recipe == RecipeConfig || (c.Recipe == RecipeSeqid && isWorker(name))
+	r := c.recipe().Respawns
+	return r != nil && r(name)
 }
 
-// goodStatus says whether an exit status after SIGTERM is a graceful one:
-// 0; for zklock, which exits with its CMD's status, also 130 (interrupted
-// while waiting for the lock) and 137 (its watchdog killed a CMD that had
-// not ended by the moment the session might expire: on a loaded machine,
-// a CMD between a line and its fsync may not be let finish) and 143 (a CMD
-// just started, signalled before it handles SIGTERM, ends by it). A seqid
-// worker or a config updater is a command that ends on its own, whose
-// status tells how its one call went (no such sequence during a data
-// loss, no server): any status is its own, and only a signal or the
-// limit makes its exit a bad one. A group member is the same.
+// goodStatus says whether an exit status after SIGTERM is a graceful one.
 func (c *Config) goodStatus(name string, status int) bool {
-	switch {
-	case status == 0:
-		return true
-	case c.Recipe == RecipeLock:
-		return status == 130 || status == 137 || status == 143
-	case c.Recipe == RecipeSeqid:
-		return isWorker(name)
-	case c.Recipe == RecipeConfig:
-		return isUpdater(name)
-	case c.Recipe == RecipeGroup:
-		// A member that cannot leave at once (ZooKeeper out of reach)
-		// says so and exits 1, as zkgroup join documents; only a signal
-		// or the limit is a bad exit.
-		return name != watcherName
-	}
-	return false
+	g := c.recipe().GoodStatus
+	return status == 0 || g != nil && g(name, status)
 }
-
-// validRecipe reports whether r is one of Recipes.
-func validRecipe(r string) bool { return slices.Contains(Recipes(), r) }
 
 // weights is how often each kind is drawn in this recipe's soak.
 func (c *Config) weights() [numKinds]int {
 	w := weights
-	switch c.Recipe {
-	case RecipeSeqid:
-		w[DataLoss] = 8
-	case RecipeGroup, RecipeConfig:
-		// Deleting the group ends every member, as the chapter's
-		// DeleteGroup means it to: a different program. Deleting every
-		// key at once is no fault of the service's either.
-		w[DeletePath] = 0
+	for k, n := range c.recipe().Weights {
+		w[k] = n
 	}
 	return w
 }
 
 // stallBound is how long after the faults heal the recipe must be heard
-// from again, when it differs from the speaker's session + tick + interval
-// + slack (0). After a total loss, a persister may first need two session
-// timeouts to give up on its client (the servers refuse one that has seen
-// their lost transactions), then an election and a raise: three sessions.
-// A group's readings wait for the operator's client to reconnect.
+// from again, when it differs from the session + tick + interval + slack
+// (0).
 func (c *Config) stallBound() time.Duration {
-	switch c.Recipe {
-	case RecipeSeqid:
-		return 3*c.Session + c.Tick + c.Interval + Slack
-	case RecipeGroup:
-		// The lines are the operator's readings: after a server comes
-		// back, its own client must reconnect (go-zookeeper backs off
-		// between tries) before it reads again. Whether the members are
-		// right is the listing check's, with its own bound.
-		return 2*c.Session + c.Tick + c.Interval + Slack
+	if b := c.recipe().StallBound; b != nil {
+		return b(c)
 	}
 	return 0
 }
 
 // words are the recipe's own names, for its report, progress lines and
 // picture.
-func (c *Config) words() words { return wordsOf(c.Recipe) }
+func (c *Config) words() Words { return c.recipe().Words }
 
 // slotNames are the names of the soak's processes, in start order.
-func (c *Config) slotNames() []string {
-	var names []string
-	if c.Recipe == RecipeConfig {
-		for _, role := range []string{"u", "v"} {
-			for i := range c.Speakers {
-				names = append(names, fmt.Sprintf("%s%d", role, i+1))
-			}
-		}
-		return names
-	}
-	if c.Recipe == RecipeGroup {
-		for i := range c.Speakers {
-			names = append(names, fmt.Sprintf("m%d", i+1))
-		}
-		return append(names, watcherName)
-	}
-	if c.Recipe == RecipeSeqid {
-		for i := range seqidPersisters {
-			names = append(names, fmt.Sprintf("p%d", i+1))
-		}
-		for i := range c.Speakers {
-			names = append(names, fmt.Sprintf("w%d", i+1))
-		}
-		return names
-	}
-	for i := range c.Speakers {
-		names = append(names, fmt.Sprintf("s%d", i+1))
+func (c *Config) slotNames() []string { return c.recipe().Slots(c) }
+
+// Numbered names n processes prefix1, prefix2…: the slots of a recipe.
+func Numbered(prefix string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", prefix, i+1)
 	}
 	return names
 }

@@ -17,48 +17,39 @@ const clock = "15:04:05.000"
 // problem with every instance on a line of its own, and last a line that
 // reads PASS or FAIL with what failed.
 func (r Report) Write(w io.Writer) {
-	words := wordsOf(r.Recipe)
+	rc := recipeNamed(r.Recipe)
+	words := rc.Words
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "fault\tn\t"+strings.Join(words.columns, "\t"))
+	fmt.Fprintln(tw, "fault\tn\t"+strings.Join(words.Columns, "\t"))
 	for _, k := range r.Kinds {
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", words.kindName(k.Kind), k.N, strings.Join(words.row(k.Handover), "\t"))
 	}
 	tw.Flush()
-	for _, l := range words.key {
+	for _, l := range words.Key {
 		fmt.Fprintln(w, l)
 	}
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, r.summaryLine())
-	r.writeLineChecks(w)
-	switch {
-	case r.Config:
-		writeFindings(w, "values that went back", r.WentBack)
-		writeFindings(w, "lost writes", r.Lost)
-		writeFindings(w, "explained: unsure writes that landed late", r.Late)
-		writeFindings(w, "stale watchers", r.Stale)
-		fmt.Fprintln(w, "overlaps: not looked for (updaters write side by side)")
-	case r.Group:
-		writeFindings(w, "wrong listings", r.Listing)
-		writeFindings(w, "wrong watcher reports", r.Watcher)
-		fmt.Fprintln(w, "overlaps: not looked for (members are in the group side by side)")
-	case r.IDs:
-		writeFindings(w, "duplicate IDs", r.Duplicates)
-		writeFindings(w, "IDs below a restore", r.BelowRestore)
-		fmt.Fprintln(w, "overlaps: not looked for (workers take IDs side by side)")
-	default:
+	r.writeLineChecks(w, rc.Checker != nil)
+	if c := rc.Checker; c != nil {
+		for _, s := range r.Own {
+			writeFindings(w, s.What, s.Found)
+		}
+		fmt.Fprintln(w, c.NotLooked)
+	} else {
 		r.writeOverlaps(w, words)
 	}
 	fmt.Fprintf(w, "stalls: %s\n", count(len(r.Stalls)))
 	if len(r.Stalls) > 0 {
-		fmt.Fprintf(w, "  (the bound: %s)\n", words.bound)
+		fmt.Fprintf(w, "  (the bound: %s)\n", words.Bound)
 	}
 	for _, s := range r.Stalls {
 		fmt.Fprintf(w, "  %s %s to %s, %s past the bound; faults around it: %s\n",
-			words.silence, at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(words, s.Faults))
+			words.Silence, at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(words, s.Faults))
 	}
-	if r.Config {
-		fmt.Fprintln(w, "leaks: not looked for (keys are persistent znodes: nothing of an updater's is left to leak)")
+	if rc.NoLeaks && rc.Checker != nil {
+		fmt.Fprintln(w, rc.Checker.NoLeaks)
 	} else {
 		fmt.Fprintf(w, "leaks: %s\n", count(len(r.Leaks)))
 	}
@@ -77,13 +68,13 @@ func (r Report) Write(w io.Writer) {
 	fmt.Fprintln(w, "PASS")
 }
 
-// writeLineChecks prints the checks of the out file's own lines. A
-// speaker and a lock's CMD write them, so a crash can tear one, and their
-// epochs are the fence's. The other recipes' lines are the soak's own
-// record of what it read: a problem there is the soak's, printed only
-// when there is one, and they carry no epoch.
-func (r Report) writeLineChecks(w io.Writer) {
-	if r.Recipe != RecipeSpeaker && r.Recipe != RecipeLock {
+// writeLineChecks prints the checks of the out file's own lines. An
+// election's processes write them, so a crash can tear one, and their
+// epochs are the fence's. A recipe with a checker of its own has lines
+// that are the soak's record of what it read (record): a problem there
+// is the soak's, printed only when there is one, and they carry no epoch.
+func (r Report) writeLineChecks(w io.Writer, record bool) {
+	if record {
 		if len(r.TornLines) > 0 {
 			writeFindings(w, "torn lines", r.TornLines)
 		}
@@ -103,9 +94,9 @@ func (r Report) writeLineChecks(w io.Writer) {
 
 // writeOverlaps lists the overlaps, the explained ones with the window
 // and faults that explain them.
-func (r Report) writeOverlaps(w io.Writer, words words) {
+func (r Report) writeOverlaps(w io.Writer, words Words) {
 	bad := r.unexplained()
-	fmt.Fprintf(w, "%s: %d explained, %d unexplained\n", words.overlaps, len(r.Overlaps)-bad, bad)
+	fmt.Fprintf(w, "%s: %d explained, %d unexplained\n", words.Overlaps, len(r.Overlaps)-bad, bad)
 	for _, o := range r.Overlaps {
 		span := fmt.Sprintf("%s and %s both wrote from %s to %s", o.A, o.B, at(o.From), at(o.To))
 		if o.Explained() {
@@ -135,8 +126,8 @@ func writeFindings(w io.Writer, what string, found []Finding) {
 
 // faultList names faults briefly, in the recipe's words: kind, target,
 // when (one moment for an instant fault), and whether it hit the leader
-// (the holder).
-func faultList(words words, faults []Fault) string {
+// (as the recipe calls it).
+func faultList(words Words, faults []Fault) string {
 	if len(faults) == 0 {
 		return "none"
 	}
@@ -146,14 +137,17 @@ func faultList(words words, faults []Fault) string {
 		if f.End.Equal(f.Start) { // an instant fault: a reset, a delete
 			parts[i] = fmt.Sprintf("%s %s %s", words.kindName(f.Kind), f.Target, at(f.Start))
 		}
-		if f.Leader && words.lead != "" {
-			parts[i] += " (" + words.lead + ")"
+		if f.Leader && words.Lead != "" {
+			parts[i] += " (" + words.Lead + ")"
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
 func at(t time.Time) string { return t.UTC().Format(clock) }
+
+// Clock prints a moment as the summary does: in UTC, to the millisecond.
+func Clock(t time.Time) string { return at(t) }
 
 // ms prints a duration rounded to milliseconds, "-" when nothing was
 // measured.

@@ -15,8 +15,8 @@ var errHalted = errors.New("chaos: stopped by the soak")
 const respawnPause = 100 * time.Millisecond
 
 // endedOnItsOwn starts the process again, after respawnPause, when the
-// recipe's processes end on their own (a zklock contender, once its CMD is
-// done) and cmd ended so: the soak did not stop it.
+// recipe's processes end on their own (Recipe.Respawns) and cmd ended so:
+// the soak did not stop it.
 func (s *speakerProc) endedOnItsOwn(cmd *exec.Cmd) {
 	if !s.cfg.respawns(s.name) {
 		return
@@ -41,17 +41,17 @@ func (s *speakerProc) halt() {
 	s.respawning.Wait() // a respawn pending now finds the process halted
 }
 
-// span is one life of a process: from its start to its end (zero while it
+// Span is one life of a process: from its start to its end (zero while it
 // runs), and how it ended.
-type span struct {
+type Span struct {
 	From, To time.Time
 	Status   int
 	Signal   syscall.Signal
 }
 
 // livesOf returns when each of the process's lives ran.
-func (s *speakerProc) livesOf() []span {
+func (s *speakerProc) livesOf() []Span {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]span(nil), s.lives...)
+	return append([]Span(nil), s.lives...)
 }

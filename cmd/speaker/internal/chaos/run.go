@@ -24,14 +24,9 @@ type soak struct {
 	ens      *ensemble.Ensemble
 	op       *operator
 	speakers []*speakerProc
-	ids      *idSink // the seqid workers' IDs, into out.txt
-	group    *groupRecord
-	values   *valueSink // the config watchers' values, into out.txt
-	// stopSampling stops the group's sampler and waits for it; nil when
-	// none runs. Safe to call more than once.
-	stopSampling func()
-	began        time.Time
-	ended        time.Time
+	running  Running // the recipe's part
+	began    time.Time
+	ended    time.Time
 	busy
 	lines faultLines // the progress lines, in the order the faults began
 
@@ -65,24 +60,15 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if s.op, err = newOperator(s.ens.Addrs, cfg.electionPath(), out); err != nil {
 		return Report{}, err
 	}
-	s.op.leaderByZnode, s.op.members = cfg.Recipe == RecipeSeqid, cfg.Recipe == RecipeGroup || cfg.Recipe == RecipeConfig
+	s.op.leaderByZnode, s.op.members = cfg.recipe().ByZnode, cfg.recipe().Members
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
 			sp.halt() // only what is still running
 			sp.closeProxies()
 		}
-		if s.stopSampling != nil {
-			s.stopSampling()
-		}
-		if s.ids != nil {
-			s.ids.close()
-		}
-		if s.group != nil {
-			s.group.close()
-		}
-		if s.values != nil {
-			s.values.close()
+		if s.running.Close != nil {
+			s.running.Close()
 		}
 	}()
 	if err := s.startProcesses(ctx, out); err != nil {
@@ -95,23 +81,19 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	// is one only once its bound has passed.
 	sleep(ctx, cfg.Session+cfg.Tick+cfg.Interval+time.Second)
 	s.ended = time.Now()
-	if s.stopSampling != nil {
-		s.stopSampling()
-	}
 	fmt.Fprintf(cfg.Progress, "chaos: faults over; SIGTERM to every one of the %s\n", cfg.processNoun())
-	var final map[string]int64
-	if cfg.Recipe == RecipeConfig {
-		final = s.stopUpdatersFirst(ctx)
+	if s.running.Wind != nil {
+		s.running.Wind(ctx)
 	}
 	s.stopAll()
-	return s.check(ctx, out, final)
+	return s.check(ctx, out)
 }
 
 // check reads what the soak left and checks it.
-func (s *soak) check(ctx context.Context, out string, final map[string]int64) (Report, error) {
+func (s *soak) check(ctx context.Context, out string) (Report, error) {
 	cfg := s.cfg
 	var left []string
-	if cfg.Recipe != RecipeConfig { // keys are persistent: nothing of theirs can leak
+	if !cfg.recipe().NoLeaks {
 		var err error
 		if left, err = s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second); err != nil {
 			return Report{}, fmt.Errorf("chaos: look for leftover znodes: %w", err)
@@ -125,7 +107,10 @@ func (s *soak) check(ctx context.Context, out string, final map[string]int64) (R
 	in := Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left, Recipe: cfg.Recipe,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
 		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: s.ended, GoodStatus: cfg.goodStatus,
-		IDs: cfg.Recipe == RecipeSeqid, Bound: cfg.stallBound(), Group: s.groupInput(), Config: s.configInput(final)}
+		Bound: cfg.stallBound()}
+	if s.running.Record != nil {
+		in.Record = s.running.Record()
+	}
 	rep, err := Check(in)
 	if err != nil {
 		return Report{}, err
@@ -141,39 +126,20 @@ const Slack = 500 * time.Millisecond
 // startProcesses prepares what the recipe needs, starts its processes,
 // and waits for the first line in out.
 func (s *soak) startProcesses(ctx context.Context, out string) error {
-	if err := s.prepare(ctx); err != nil {
-		return err
-	}
-	var ids *idSink
-	switch s.cfg.Recipe {
-	case RecipeSeqid:
-		var err error
-		if ids, err = openIDSink(out); err != nil {
+	if begin := s.cfg.recipe().Begin; begin != nil {
+		r, err := begin(ctx, &Env{s: s})
+		if err != nil {
 			return err
 		}
-		s.ids = ids
-	case RecipeGroup:
-		if err := s.startGroupRecord(); err != nil {
-			return err
-		}
-	case RecipeConfig:
-		var err error
-		if s.values, err = openValueSink(out); err != nil {
-			return err
-		}
+		s.running = *r
 	}
 	for i, name := range s.cfg.slotNames() {
 		sp, err := newSpeakerProc(s.cfg, name, s.ens.Addrs, uint64(s.cfg.Seed)+uint64(i))
 		if err != nil {
 			return err
 		}
-		switch {
-		case s.cfg.Recipe == RecipeSeqid && isWorker(name):
-			sp.sink = ids
-		case s.cfg.Recipe == RecipeGroup && name == watcherName:
-			sp.sink = s.group
-		case s.cfg.Recipe == RecipeConfig && !isUpdater(name):
-			sp.sink = s.values
+		if s.running.Sink != nil {
+			sp.sink = s.running.Sink(name)
 		}
 		s.speakers = append(s.speakers, sp)
 		if err := sp.start(); err != nil {
@@ -219,8 +185,8 @@ func (s *soak) writeFiles(rep Report, in Input) error {
 	words := s.cfg.words()
 	for _, f := range in.Faults {
 		note := strings.Join(strings.Fields(f.Note), " ")
-		if f.Leader && words.lead != "" {
-			note = strings.TrimSpace(words.lead + " " + note)
+		if f.Leader && words.Lead != "" {
+			note = strings.TrimSpace(words.Lead + " " + note)
 		}
 		fmt.Fprintf(&log, "%s %s %s %s\n", f.Start.UTC().Format(time.RFC3339Nano), words.kindName(f.Kind), f.Target, note)
 	}
@@ -233,6 +199,6 @@ func (s *soak) writeFiles(rep Report, in Input) error {
 		return err
 	}
 	var svg strings.Builder
-	writePicture(&svg, s.cfg.String(), in, rep)
+	WritePicture(&svg, s.cfg.String(), in, rep)
 	return os.WriteFile(filepath.Join(s.cfg.Dir, "timeline.svg"), []byte(svg.String()), 0o644)
 }

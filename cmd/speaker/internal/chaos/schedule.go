@@ -12,7 +12,7 @@ import (
 var weights = [numKinds]int{
 	Kill: 10, Term: 8, StopShort: 8, StopLong: 7, Reset: 7, HoleShort: 7, HoleLong: 7,
 	LostCreate: 6, ServerKill: 6, QuorumLoss: 3, DeleteLeader: 5, DeletePath: 3, Storm: 5,
-	DataLoss: 0, // the seqid recipe's: see Config.weights
+	DataLoss: 0, // a recipe that can restore draws it: see Recipe.Weights
 }
 
 // maxRunning is how many faults may hold at once: one or two, as real
@@ -113,13 +113,13 @@ func (s *soak) plan(ctx context.Context, d draw) (planned, bool) {
 			for i := range s.ens.Addrs {
 				p.servers = append(p.servers, i+1)
 			}
-		default: // the operator's deletes: the leader's znode, or a member's or a key's
-			p.leader, p.pick = s.cfg.words().lead != "", d.pick
+		default: // the operator's deletes: the leader's znode, or one process's
+			p.leader, p.pick = s.cfg.words().Lead != "", d.pick
 		}
 		return p, true
 	}
-	var leader string // a group's members and a configuration's processes have none
-	if s.cfg.words().lead != "" {
+	var leader string // processes that stand side by side have none
+	if s.cfg.words().Lead != "" {
 		leader = s.op.leader()
 	}
 	var free []*speakerProc

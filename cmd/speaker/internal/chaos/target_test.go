@@ -14,8 +14,9 @@ import (
 	"zkspeaker/speaker"
 )
 
-// A group has no leader: the out file's last line is merely the last
-// member the operator listed. A fault drawn for "the leader" hits the
+// Processes that stand side by side, as a group's members do, have no
+// leader: the out file's last line is merely the last member the operator
+// listed. A fault drawn for "the leader" hits the
 // member the draw picked, and no fault is marked as the leader's, neither
 // a process's nor an operator's delete of a member's znode.
 func TestGroupFaultsHitNoLeader(t *testing.T) {
@@ -27,9 +28,9 @@ func TestGroupFaultsHitNoLeader(t *testing.T) {
 	if err := os.WriteFile(out, lines, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := &soak{cfg: &Config{Recipe: RecipeGroup, Session: 2 * time.Second},
-		op: &operator{path: groupPath, out: out, members: true}}
-	for _, name := range []string{"m1", "m2", "m3", watcherName} {
+	s := &soak{cfg: &Config{Recipe: sideBySide.Name, Session: 2 * time.Second},
+		op: &operator{path: members, out: out, members: true}}
+	for _, name := range []string{"m1", "m2", "m3", "watcher"} {
 		s.speakers = append(s.speakers, &speakerProc{name: name})
 	}
 	p, ok := s.plan(context.Background(), draw{kind: Kill, toLeader: true, pick: 0})
@@ -44,13 +45,16 @@ func TestGroupFaultsHitNoLeader(t *testing.T) {
 
 // The operator deletes the member's znode the draw picked, not always the
 // first by name: each member's own delete must come up in a soak.
+// members is where the members' znodes are in these tests.
+const members = "/chaos-members"
+
 func TestOperatorDeletesTheMemberThePlanPicked(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: runs a ZooKeeper server")
 	}
 	servers := zktest.Start(t, 1).Servers()
-	op, err := newOperator(servers, groupPath, filepath.Join(t.TempDir(), "out.txt"))
+	op, err := newOperator(servers, members, filepath.Join(t.TempDir(), "out.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,16 +62,16 @@ func TestOperatorDeletesTheMemberThePlanPicked(t *testing.T) {
 	op.members = true
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for _, p := range []string{groupPath, groupPath + "/m1", groupPath + "/m2", groupPath + "/m3"} {
+	for _, p := range []string{members, members + "/m1", members + "/m2", members + "/m3"} {
 		if _, err := op.conn().Create(ctx, p, nil, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got, err := op.deleteMember(ctx, 4) // 4 mod 3: the second of m1 m2 m3
-	if err != nil || got != groupPath+"/m2" {
-		t.Fatalf("deleted %q (%v), want %s/m2", got, err, groupPath)
+	if err != nil || got != members+"/m2" {
+		t.Fatalf("deleted %q (%v), want %s/m2", got, err, members)
 	}
-	left, err := op.conn().Children(ctx, groupPath)
+	left, err := op.conn().Children(ctx, members)
 	slices.Sort(left)
 	if err != nil || !slices.Equal(left, []string{"m1", "m3"}) {
 		t.Errorf("members left: %v (%v), want m1 m3", left, err)

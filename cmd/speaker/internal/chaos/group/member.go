@@ -1,15 +1,17 @@
-package chaos
+package group
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"zkspeaker/cmd/speaker/internal/chaos"
 )
 
 // memberNames lists the group soak's members, sorted: every process but
 // the watcher.
-func memberNames(lives map[string][]span) []string {
+func memberNames(lives map[string][]chaos.Span) []string {
 	var out []string
 	for name := range lives {
 		if name != watcherName {
@@ -25,11 +27,11 @@ func memberNames(lives map[string][]span) []string {
 // its znode or of the whole group, or a fault of the servers, which every
 // session rides out at once. A fault on another member is none of these:
 // each member has its own session and its own proxies.
-func faultOn(f Fault, name string) bool {
+func faultOn(f chaos.Fault, name string) bool {
 	switch f.Kind {
-	case ServerKill, QuorumLoss, DataLoss, DeletePath:
+	case chaos.ServerKill, chaos.QuorumLoss, chaos.DataLoss, chaos.DeletePath:
 		return true
-	case DeleteLeader:
+	case chaos.DeleteLeader:
 		return f.Target == groupPath+"/"+name
 	}
 	return f.Target == name
@@ -38,9 +40,9 @@ func faultOn(f Fault, name string) bool {
 // owed reports whether the process called name must be in step at t: it
 // runs at t, and its life began, and its last fault (faultOn) ended, more
 // than the bound before. since is the later of the two.
-func owed(in Input, name string, t time.Time, bound time.Duration) (since time.Time, owed bool) {
-	ls := in.Group.Lives[name]
-	i := slices.IndexFunc(ls, func(l span) bool { return covers(l, t) })
+func owed(in chaos.Input, name string, t time.Time, bound time.Duration) (since time.Time, owed bool) {
+	ls := rec(in).Lives[name]
+	i := slices.IndexFunc(ls, func(l chaos.Span) bool { return covers(l, t) })
 	if i < 0 {
 		return time.Time{}, false
 	}
@@ -63,17 +65,17 @@ func owed(in Input, name string, t time.Time, bound time.Duration) (since time.T
 // in the listing has settled: owed, or gone for the bound, and listed the
 // same in every reading since the watcher's lag (a notification, a read
 // and a line: sampleEvery, and the slack).
-func watcherWrong(in Input, i int, members []string, bound time.Duration) []Finding {
-	g, r := in.Group, in.Group.Samples[i]
+func watcherWrong(in chaos.Input, i int, members []string, bound time.Duration) []chaos.Finding {
+	g, r := rec(in), rec(in).Samples[i]
 	if _, ok := owed(in, watcherName, r.At, bound); !ok {
 		return nil
 	}
 	w, ok := lastReport(g, r.At)
 	if !ok {
-		return []Finding{{Time: r.At, Detail: fmt.Sprintf("the watcher has reported nothing since its start at %s", clockOf(g.Lives[watcherName][0].From))}}
+		return []chaos.Finding{{Time: r.At, Detail: fmt.Sprintf("the watcher has reported nothing since its start at %s", chaos.Clock(g.Lives[watcherName][0].From))}}
 	}
 	lag := r.At.Add(-(sampleEvery + in.Slack))
-	var out []Finding
+	var out []chaos.Finding
 	for _, m := range members {
 		listed := slices.Contains(r.Members, m)
 		if _, due := owed(in, m, r.At, bound); !due {
@@ -84,11 +86,11 @@ func watcherWrong(in Input, i int, members []string, bound time.Duration) []Find
 		if !steady(g.Samples[:i+1], m, listed, lag) || slices.Contains(w.Members, m) == listed {
 			continue
 		}
-		detail := fmt.Sprintf("the watcher's last report (%s) lists %s; ZooKeeper does not", clockOf(w.At), m)
+		detail := fmt.Sprintf("the watcher's last report (%s) lists %s; ZooKeeper does not", chaos.Clock(w.At), m)
 		if listed {
-			detail = fmt.Sprintf("the watcher's last report (%s) does not list %s; ZooKeeper does", clockOf(w.At), m)
+			detail = fmt.Sprintf("the watcher's last report (%s) does not list %s; ZooKeeper does", chaos.Clock(w.At), m)
 		}
-		out = append(out, Finding{Time: r.At, Detail: detail})
+		out = append(out, chaos.Finding{Time: r.At, Detail: detail})
 	}
 	return out
 }
@@ -109,7 +111,7 @@ func steady(samples []reading, m string, listed bool, by time.Time) bool {
 }
 
 // lastReport returns the watcher's last report at or before t.
-func lastReport(g *GroupInput, t time.Time) (reading, bool) {
+func lastReport(g *Record, t time.Time) (reading, bool) {
 	i, _ := slices.BinarySearchFunc(g.Reports, t, func(r reading, t time.Time) int {
 		if r.At.After(t) {
 			return 1
@@ -125,14 +127,14 @@ func lastReport(g *GroupInput, t time.Time) (reading, bool) {
 // memberHit names the member a fault hit: its process or network, or an
 // operator's delete of its znode; "" for the watcher's faults and the
 // servers'.
-func memberHit(f Fault) string {
-	if f.Kind == DeleteLeader {
+func memberHit(f chaos.Fault) string {
+	if f.Kind == chaos.DeleteLeader {
 		if m, ok := strings.CutPrefix(f.Target, groupPath+"/"); ok {
 			return m
 		}
 		return ""
 	}
-	if f.Kind.hitsAProcess() && f.Target != watcherName {
+	if f.Kind.HitsAProcess() && f.Target != watcherName {
 		return f.Target
 	}
 	return ""
@@ -141,10 +143,10 @@ func memberHit(f Fault) string {
 // leftOut is what followed a fault on a member: whether a reading after
 // it, and before the member's next fault, left the member out, and when a
 // reading listed it again.
-func leftOut(in Input, f Fault) outcome {
+func leftOut(in chaos.Input, f chaos.Fault) chaos.Outcome {
 	m := memberHit(f)
 	if m == "" {
-		return outcome{}
+		return chaos.Outcome{}
 	}
 	next := in.End
 	for _, g := range in.Faults {
@@ -152,14 +154,14 @@ func leftOut(in Input, f Fault) outcome {
 			next = g.Start
 		}
 	}
-	o := outcome{on: true}
-	for _, r := range in.Group.Samples {
+	o := chaos.Outcome{On: true}
+	for _, r := range rec(in).Samples {
 		switch listed := slices.Contains(r.Members, m); {
 		case r.At.Before(f.Start):
-		case !o.left && !listed && r.At.Before(next):
-			o.left = true
-		case o.left && listed:
-			o.came, o.took = true, r.At.Sub(f.Start)
+		case !o.Left && !listed && r.At.Before(next):
+			o.Left = true
+		case o.Left && listed:
+			o.Came, o.Took = true, r.At.Sub(f.Start)
 			return o
 		}
 	}

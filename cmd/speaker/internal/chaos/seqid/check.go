@@ -1,9 +1,11 @@
-package chaos
+package seqid
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"zkspeaker/cmd/speaker/internal/chaos"
 )
 
 // The sequence-ID service's checks, on the ID lines the soak wrote
@@ -12,7 +14,7 @@ import (
 // every ID handed out before the loss.
 
 // idOf returns the ID an ID line carries, or false for any other line.
-func idOf(l numbered) (int64, bool) {
+func idOf(l chaos.Line) (int64, bool) {
 	for _, f := range l.Extra {
 		if v, ok := strings.CutPrefix(f, "id="); ok {
 			id, err := strconv.ParseInt(v, 10, 64)
@@ -23,17 +25,17 @@ func idOf(l numbered) (int64, bool) {
 }
 
 // duplicateIDs finds every ID line whose ID an earlier line already had.
-func duplicateIDs(lines []numbered) []Finding {
-	first := map[int64]numbered{}
-	var out []Finding
+func duplicateIDs(lines []chaos.Line) []chaos.Finding {
+	first := map[int64]chaos.Line{}
+	var out []chaos.Finding
 	for _, l := range lines {
 		id, ok := idOf(l)
 		if !ok {
 			continue
 		}
 		if was, dup := first[id]; dup {
-			out = append(out, Finding{Line: l.n, Time: l.Time,
-				Detail: fmt.Sprintf("ID %d to %s, handed out already to %s on line %d", id, l.Name, was.Name, was.n)})
+			out = append(out, chaos.Finding{Line: l.N, Time: l.Time,
+				Detail: fmt.Sprintf("ID %d to %s, handed out already to %s on line %d", id, l.Name, was.Name, was.N)})
 			continue
 		}
 		first[id] = l
@@ -46,10 +48,10 @@ func duplicateIDs(lines []numbered) []Finding {
 // before the loss may still be printed during it, by a worker whose
 // compare-and-set was answered just in time, so "before" runs to the
 // fault's end.
-func idsBelowRestore(lines []numbered, faults []Fault) []Finding {
-	var out []Finding
+func idsBelowRestore(lines []chaos.Line, faults []chaos.Fault) []chaos.Finding {
+	var out []chaos.Finding
 	for _, f := range faults {
-		if f.Kind != DataLoss {
+		if f.Kind != chaos.DataLoss {
 			continue
 		}
 		var highest int64 = -1
@@ -60,8 +62,8 @@ func idsBelowRestore(lines []numbered, faults []Fault) []Finding {
 		}
 		for _, l := range lines {
 			if id, ok := idOf(l); ok && l.Time.After(f.End) && id <= highest {
-				out = append(out, Finding{Line: l.n, Time: l.Time,
-					Detail: fmt.Sprintf("ID %d to %s after the restore at %s, not above %d, handed out before the loss", id, l.Name, at(f.End), highest)})
+				out = append(out, chaos.Finding{Line: l.N, Time: l.Time,
+					Detail: fmt.Sprintf("ID %d to %s after the restore at %s, not above %d, handed out before the loss", id, l.Name, chaos.Clock(f.End), highest)})
 			}
 		}
 	}

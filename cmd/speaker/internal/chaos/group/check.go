@@ -1,31 +1,34 @@
-package chaos
+package group
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"zkspeaker/cmd/speaker/internal/chaos"
 )
 
-// GroupInput is what the group soak adds to the checker's input.
-type GroupInput struct {
+// Record is what the group soak adds to the checker's input
+// (Input.Record).
+type Record struct {
 	// Samples are the operator's readings of the group, in time order.
 	Samples []reading
 	// Reports are the watcher's readings, one per line it printed.
 	Reports []reading
 	// Lives says when each process ran: every member's, and the watcher's.
-	Lives map[string][]span
+	Lives map[string][]chaos.Span
 	// Unread are the spans in which the operator's reads failed (servers
 	// down, the quorum lost): no reading says who was listed then. The
 	// checker judges only readings; the picture hatches these.
-	Unread []span
+	Unread []chaos.Span
 }
 
 // groupBound is how long after a member's last change (a fault of its
 // own or of the servers healed, its process started) ZooKeeper's listing
 // must show it as it is: a dead member's session must expire (S), the
 // servers notice (a tick), a reading come (sampleEvery), and the slack.
-func groupBound(in Input) time.Duration {
+func groupBound(in chaos.Input) time.Duration {
 	return in.Session + in.Tick + sampleEvery + in.Slack
 }
 
@@ -37,19 +40,19 @@ func groupBound(in Input) time.Duration {
 // settled (watcherWrong); and it never reports a member joining whose
 // process had ended before the bound. A fault on one member excuses no
 // other member's absence: each has its own session and its own network.
-func checkGroup(in Input) (listing, watcher []Finding) {
-	g, bound := in.Group, groupBound(in)
+func checkGroup(in chaos.Input) (listing, watcher []chaos.Finding) {
+	g, bound := rec(in), groupBound(in)
 	members := memberNames(g.Lives)
 	for i, r := range g.Samples {
 		for _, m := range members {
 			if since, owed := owed(in, m, r.At, bound); owed && !slices.Contains(r.Members, m) {
-				listing = append(listing, Finding{Time: r.At, Detail: fmt.Sprintf(
-					"%s not listed, though its process has run with no fault of its own or of a server since %s", m, clockOf(since))})
+				listing = append(listing, chaos.Finding{Time: r.At, Detail: fmt.Sprintf(
+					"%s not listed, though its process has run with no fault of its own or of a server since %s", m, chaos.Clock(since))})
 			}
 		}
 		for _, m := range r.Members {
 			if ended, late := goneFor(in, g.Lives[m], r.At, bound); late {
-				listing = append(listing, Finding{Time: r.At, Detail: fmt.Sprintf("%s still listed, its process ended at %s", m, clockOf(ended))})
+				listing = append(listing, chaos.Finding{Time: r.At, Detail: fmt.Sprintf("%s still listed, its process ended at %s", m, chaos.Clock(ended))})
 			}
 		}
 		watcher = append(watcher, watcherWrong(in, i, members, bound)...)
@@ -57,19 +60,29 @@ func checkGroup(in Input) (listing, watcher []Finding) {
 	for _, r := range g.Reports {
 		if m, ok := strings.CutPrefix(r.Change, "+ "); ok {
 			if ended, late := goneFor(in, g.Lives[m], r.At, bound); late {
-				watcher = append(watcher, Finding{Time: r.At, Detail: fmt.Sprintf("the watcher reported %s joining; its process ended at %s", m, clockOf(ended))})
+				watcher = append(watcher, chaos.Finding{Time: r.At, Detail: fmt.Sprintf("the watcher reported %s joining; its process ended at %s", m, chaos.Clock(ended))})
 			}
 		}
 	}
 	return firstOfEach(listing), firstOfEach(watcher)
 }
 
-func covers(l span, t time.Time) bool { return !l.From.After(t) && (l.To.IsZero() || l.To.After(t)) }
+// rec is the group soak's record in the input, empty when there is none.
+func rec(in chaos.Input) *Record {
+	if r, ok := in.Record.(*Record); ok && r != nil {
+		return r
+	}
+	return &Record{}
+}
+
+func covers(l chaos.Span, t time.Time) bool {
+	return !l.From.After(t) && (l.To.IsZero() || l.To.After(t))
+}
 
 // goneFor reports whether a member whose lives are ls had ended more than
 // the bound before t, counted from the later of its end and the end of any
 // ZooKeeper fault that began before t (servers down expire no session).
-func goneFor(in Input, ls []span, t time.Time, bound time.Duration) (ended time.Time, late bool) {
+func goneFor(in chaos.Input, ls []chaos.Span, t time.Time, bound time.Duration) (ended time.Time, late bool) {
 	if len(ls) == 0 {
 		return time.Time{}, true
 	}
@@ -84,7 +97,7 @@ func goneFor(in Input, ls []span, t time.Time, bound time.Duration) (ended time.
 	}
 	from := last.To
 	for _, f := range in.Faults {
-		if (f.Kind == ServerKill || f.Kind == QuorumLoss) && !f.Start.After(t) && f.End.After(from) {
+		if (f.Kind == chaos.ServerKill || f.Kind == chaos.QuorumLoss) && !f.Start.After(t) && f.End.After(from) {
 			from = f.End
 		}
 	}
@@ -94,8 +107,8 @@ func goneFor(in Input, ls []span, t time.Time, bound time.Duration) (ended time.
 // firstOfEach keeps the first finding of each detail: one broken state,
 // read every 200 ms, is one finding. Each detail names the member and the
 // moment its state began, so two states never share one.
-func firstOfEach(fs []Finding) []Finding {
-	var out []Finding
+func firstOfEach(fs []chaos.Finding) []chaos.Finding {
+	var out []chaos.Finding
 	seen := map[string]bool{}
 	for _, f := range fs {
 		if !seen[f.Detail] {
@@ -104,17 +117,4 @@ func firstOfEach(fs []Finding) []Finding {
 		}
 	}
 	return out
-}
-
-func clockOf(t time.Time) string { return t.UTC().Format(clock) }
-
-// sortFindings orders findings by time, then by detail: map order is not
-// the report's.
-func sortFindings(fs []Finding) {
-	slices.SortFunc(fs, func(a, b Finding) int {
-		if c := a.Time.Compare(b.Time); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Detail, b.Detail)
-	})
 }

@@ -1,4 +1,4 @@
-package chaos
+package group
 
 import (
 	"context"
@@ -10,17 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"zkspeaker/cmd/speaker/internal/chaos"
 	"zkspeaker/speaker"
 )
-
-// RecipeGroup runs group membership: members (m1…) that each run `zkgroup
-// join` until stopped, and a watcher running `zkgroup list --watch`, each
-// behind fault proxies of its own. The operator reads the group every
-// sampleEvery, as `zkgroup list` would, and writes a line for each member
-// it lists to out.txt ("<time> m2 <n>", n counting the readings that list
-// it in a row), so that the picture shows each member's lane green while
-// ZooKeeper lists it. The watcher's reports go to watch.txt.
-const RecipeGroup = "group"
 
 const (
 	groupPath   = "/chaos-group"
@@ -45,8 +37,8 @@ type groupRecord struct {
 	inGroup  map[string]uint64 // member -> readings in a row that list it
 	watching []string          // the watcher's set now
 	life     int
-	unread   []span    // when the operator's reads failed
-	failing  time.Time // since when they fail; zero while they succeed
+	unread   []chaos.Span // when the operator's reads failed
+	failing  time.Time    // since when they fail; zero while they succeed
 	out, log *os.File
 }
 
@@ -102,14 +94,14 @@ func (g *groupRecord) readAgain(at time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.failing.IsZero() {
-		g.unread = append(g.unread, span{From: g.failing, To: at})
+		g.unread = append(g.unread, chaos.Span{From: g.failing, To: at})
 		g.failing = time.Time{}
 	}
 }
 
-// line implements lineSink for the watcher: "15:04:05.000 + m3",
+// Line implements chaos.LineSink for the watcher: "15:04:05.000 + m3",
 // "… - m1", or the first reading "… /chaos-group has 2 member(s): m1 m2".
-func (g *groupRecord) line(_ string, n uint64, at time.Time, text string) {
+func (g *groupRecord) Line(_ string, n uint64, at time.Time, text string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	fmt.Fprintf(g.log, "%s %s\n", at.UTC().Format(time.RFC3339Nano), text)
@@ -132,73 +124,37 @@ func (g *groupRecord) line(_ string, n uint64, at time.Time, text string) {
 	g.reports = append(g.reports, reading{At: at, Members: slices.Clone(g.watching), Life: g.life, Change: rest})
 }
 
-// sampleGroup reads the group every sampleEvery until ctx ends.
-func (s *soak) sampleGroup(ctx context.Context, rec *groupRecord) {
+// readUntil reads the group every sampleEvery until ctx ends.
+func (g *groupRecord) readUntil(ctx context.Context, env *chaos.Env) {
 	t := time.NewTicker(sampleEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			rec.readAgain(time.Now()) // the span of failures, if any, ends here
+			g.readAgain(time.Now()) // the span of failures, if any, ends here
 			return
 		case <-t.C:
 		}
 		c, cancel := context.WithTimeout(ctx, sampleEvery)
-		members, err := s.op.conn().Children(c, groupPath)
+		members, err := env.Conn().Children(c, groupPath)
 		cancel()
 		switch {
 		case err == nil:
 			slices.Sort(members)
 			at := time.Now()
-			rec.readAgain(at)
-			rec.sample(at, members)
+			g.readAgain(at)
+			g.sample(at, members)
 		case ctx.Err() == nil:
-			rec.failed(time.Now())
+			g.failed(time.Now())
 		}
 	}
 }
 
-// groupArgv is a group process's command line.
-func (c *Config) groupArgv(name, servers string) []string {
-	common := []string{"--servers", servers, "--session-timeout", c.Session.String(), "--log-level", "info"}
-	if name == watcherName {
-		return append(append([]string{"list", "--watch"}, common...), groupPath)
-	}
-	return append(append([]string{"join"}, common...), groupPath, name)
-}
-
-// startGroupRecord opens the group soak's record and starts the sampler,
-// which stopSampling ends.
-func (s *soak) startGroupRecord() error {
-	rec, err := openGroupRecord(s.cfg.Dir)
-	if err != nil {
-		return err
-	}
-	s.group = rec
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.sampleGroup(ctx, rec)
-	}()
-	s.stopSampling = func() {
-		cancel()
-		<-done
-	}
-	return nil
-}
-
-// groupInput is the checker's view of the group soak; nil for the others.
-func (s *soak) groupInput() *GroupInput {
-	if s.group == nil {
-		return nil
-	}
-	in := &GroupInput{Lives: map[string][]span{}}
-	s.group.mu.Lock()
-	in.Samples, in.Reports, in.Unread = slices.Clone(s.group.samples), slices.Clone(s.group.reports), slices.Clone(s.group.unread)
-	s.group.mu.Unlock()
-	for _, sp := range s.speakers {
-		in.Lives[sp.name] = sp.livesOf()
-	}
+// record is the checker's view of the group soak.
+func (g *groupRecord) record(env *chaos.Env) *Record {
+	in := &Record{Lives: env.Lives()}
+	g.mu.Lock()
+	in.Samples, in.Reports, in.Unread = slices.Clone(g.samples), slices.Clone(g.reports), slices.Clone(g.unread)
+	g.mu.Unlock()
 	return in
 }

@@ -1,0 +1,106 @@
+package chaostest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/cmd/speaker/internal/chaos"
+	"zkspeaker/internal/testkit/leakcheck"
+	"zkspeaker/internal/testkit/sabotage"
+	"zkspeaker/internal/testkit/zktest"
+)
+
+// Build builds the speaker, and the commands cmds ("zklock") beside it,
+// as `make build` puts them into bin/, once per test binary and kind of
+// build, and returns the speaker's path: a recipe's soak finds its command
+// beside it. The guards of edits are taken out (none: a plain build),
+// through an overlay of the sources: the shipped packages hold no switch
+// for it. Under -short it skips the test, a soak's.
+func Build(t *testing.T, edits []sabotage.Edit, cmds ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the soak runs real ZooKeeper servers and speakers")
+	}
+	pkgs := []string{"zkspeaker/cmd/speaker"}
+	for _, c := range cmds {
+		pkgs = append(pkgs, "zkspeaker/cmd/"+c)
+	}
+	dir, err := sabotage.Built(edits, pkgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "speaker")
+}
+
+// Main is a chaos package's TestMain: it registers the recipes its tests
+// run, fails the package when its tests leave a goroutine running, and
+// removes the commands its soaks built. The soaks' servers run on the test
+// servers' light JVM options: several soaks start theirs at once.
+func Main(m *testing.M, recipes ...chaos.Recipe) {
+	chaos.Register(recipes...)
+	os.Setenv("ZK_JAVA_OPTS", zktest.LightJVM) //nolint:errcheck // cannot fail for a valid name
+	code := leakcheck.Main(m)
+	sabotage.RemoveBuilt()
+	os.Exit(code)
+}
+
+// RunSoak runs cfg, in cfg.Dir or a folder of the test's own, and returns
+// its report and summary; the ensemble needs ZooKeeper installed (make deps).
+func RunSoak(t *testing.T, cfg chaos.Config) (chaos.Report, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the soak runs real ZooKeeper servers and speakers")
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(t.TempDir(), "soak")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Duration+3*time.Minute)
+	defer cancel()
+	rep, err := chaos.Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("the soak could not run (ZooKeeper missing? run make deps): %v", err)
+	}
+	var b strings.Builder
+	rep.Write(&b)
+	return rep, b.String()
+}
+
+// MustPass runs the soak cfg, which must pass, and whose report enough
+// must find rich enough ("" when it is).
+func MustPass(t *testing.T, cfg chaos.Config, enough func(chaos.Report) string) {
+	t.Helper()
+	rep, summary := RunSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	if why := enough(rep); why != "" {
+		t.Error(why)
+	}
+	if !rep.Pass() {
+		t.Errorf("the soak failed: %v", rep.Failures())
+	}
+}
+
+// MustFail runs the soak cfg of a build broken on purpose: it must fail,
+// with at least one finding that found counts.
+func MustFail(t *testing.T, cfg chaos.Config, what string, found func(chaos.Report) int) {
+	t.Helper()
+	rep, summary := RunSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	if rep.Pass() || found(rep) == 0 {
+		t.Fatalf("the broken %s build passed the soak (%d %s): its checker cannot catch what the build breaks", cfg.Recipe, found(rep), what)
+	}
+}
+
+// Unexplained counts the overlaps that no fault explains.
+func Unexplained(rep chaos.Report) int {
+	n := 0
+	for _, o := range rep.Overlaps {
+		if !o.Explained() {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,17 @@
+// Package recipes registers every recipe's soak with the chaos core, in
+// the order --recipe lists them: the one place that names them all. A new
+// recipe's soak is a package of its own beside the others, and a line here.
+package recipes
+
+import (
+	"zkspeaker/cmd/speaker/internal/chaos"
+	"zkspeaker/cmd/speaker/internal/chaos/config"
+	"zkspeaker/cmd/speaker/internal/chaos/group"
+	"zkspeaker/cmd/speaker/internal/chaos/lock"
+	"zkspeaker/cmd/speaker/internal/chaos/seqid"
+	"zkspeaker/cmd/speaker/internal/chaos/speaker"
+)
+
+func init() {
+	chaos.Register(speaker.Recipe, lock.Recipe, group.Recipe, config.Recipe, seqid.Recipe)
+}

@@ -33,11 +33,20 @@ func Create(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 	if err := rz.EnsurePath(ctx, o.root, o.acl); err != nil {
 		return err
 	}
-	err = create(ctx, rz, o.root+"/"+name, state{Next: start, Limit: start, Incarnation: newToken()}, o.acl)
+	err = create(ctx, rz, o.root+"/"+name, startAt(o.mode.or(), start, newToken()), o.acl)
 	if errors.Is(err, zk.ErrNodeExists) {
 		return fmt.Errorf("%w: %q", ErrExists, name)
 	}
 	return err
+}
+
+// startAt is a sequence of mode whose next ID is at, with no room below
+// its limit yet, under incarnation.
+func startAt(mode Mode, at int64, incarnation string) state {
+	if mode == ModeCounter {
+		return state{Mode: mode, Base: at, Limit: at, Incarnation: incarnation}
+	}
+	return state{Mode: mode, Next: at, Limit: at, Incarnation: incarnation}
 }
 
 // create makes the sequence's znode with st and its incarnation's marker,
@@ -91,6 +100,7 @@ func Delete(ctx context.Context, rz *recoverable.RecoverableZookeeper, name stri
 // Info is one sequence as List sees it.
 type Info struct {
 	Name  string
+	Mode  Mode  // how its workers take IDs
 	Next  int64 // the next ID to hand out
 	Limit int64 // IDs below it may be handed out
 }
@@ -111,20 +121,54 @@ func List(ctx context.Context, rz *recoverable.RecoverableZookeeper, opts ...Opt
 	slices.Sort(names)
 	var out []Info
 	for _, name := range names {
-		data, _, err := rz.Get(ctx, o.root+"/"+name)
+		st, _, cver, err := read(ctx, rz, o.root+"/"+name)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue // deleted since the listing
 		}
 		if err != nil {
 			return nil, err
 		}
-		st, err := decodeState(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s/%s: %w", o.root, name, err)
-		}
-		out = append(out, Info{Name: name, Next: st.Next, Limit: st.Limit})
+		out = append(out, st.info(name, cver))
 	}
 	return out, nil
+}
+
+// read returns the sequence at path, its znode's version and, in
+// ModeCounter, its counter's version (0 otherwise). A counter read after
+// a new incarnation replaced it is read again with the new state: the
+// version must be the counter's of that very state. A counter missing
+// under an unchanged znode (deleted by hand) is ErrCorrupt.
+func read(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (state, int32, int32, error) {
+	var last *zk.Stat
+	for {
+		data, stat, err := rz.Get(ctx, path)
+		if err != nil {
+			return state{}, 0, 0, err
+		}
+		st, err := decodeState(data)
+		if err != nil {
+			return state{}, 0, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		if !st.counter() {
+			return st, stat.Version, 0, nil
+		}
+		ok, cstat, err := rz.Exists(ctx, st.marker(path))
+		if err != nil {
+			return state{}, 0, 0, err
+		}
+		if ok {
+			return st, stat.Version, cstat.Version, nil
+		}
+		if last != nil && last.Mzxid == stat.Mzxid {
+			return state{}, 0, 0, fmt.Errorf("%s: %w: its counter %s is missing", path, ErrCorrupt, st.marker(path))
+		}
+		last = stat
+	}
+}
+
+// info is the sequence as List shows it, its counter at cver.
+func (s state) info(name string, cver int32) Info {
+	return Info{Name: name, Mode: s.Mode, Next: s.nextAt(cver), Limit: s.Limit}
 }
 
 func newToken() string { return fmt.Sprintf("%016x", rand.Uint64()) }

@@ -2,7 +2,6 @@ package sequence
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 )
@@ -119,10 +118,20 @@ func (s *Sequence) lead(ctx context.Context, c *call) (int64, error) {
 // round: after a lost compare-and-set (and a backoff), a sequence made
 // anew, or the leader's ctx ending.
 func (s *Sequence) round(ctx context.Context) {
+	if s.head != nil {
+		s.countRound(ctx)
+		return
+	}
 	cur, ver, err := s.current(ctx)
 	fresh := s.cached == nil // read just now, rather than what our last write left
 	if err != nil {
 		s.failQueued(ctx, err)
+		return
+	}
+	s.mode.Store(cur.Mode)
+	if cur.counter() {
+		s.setHead(cur, ver)
+		s.countRound(ctx)
 		return
 	}
 	if s.busy(ver, s.oldest()) {
@@ -243,52 +252,4 @@ func (s *Sequence) failQueued(ctx context.Context, err error) {
 	s.queue = nil
 	s.mu.Unlock()
 	s.answerAll(batch, err)
-}
-
-// waitForRoom waits for room for the oldest call, until its own wait
-// runs out, and then answers ErrNoRoom to it and to any other call whose
-// wait ran out: the calls behind it wait on, each its own wait. A cached
-// state is dropped first: the limit may have been raised since our write.
-func (s *Sequence) waitForRoom(ctx context.Context, cur state) {
-	if s.cached != nil {
-		s.cached = nil
-		return
-	}
-	s.mu.Lock()
-	if len(s.queue) == 0 {
-		s.mu.Unlock()
-		return
-	}
-	head := s.queue[0]
-	first := !head.waited
-	head.waited = true
-	s.mu.Unlock()
-	if first {
-		s.waits.Add(1)
-		s.log.Debug("no room below the limit; waiting for the persistence leader to raise it", "next", cur.Next, "limit", cur.Limit, "count", head.k)
-	}
-	err := s.awaitRoom(ctx, head.k, head.giveUp)
-	switch {
-	case err == nil || ctx.Err() != nil:
-	case errors.Is(err, ErrNoRoom):
-		s.expire(err)
-	default:
-		s.failQueued(ctx, err) // ErrNotFound, or ZooKeeper out of reach
-	}
-}
-
-// expire answers err to the queued calls whose wait for room ran out.
-func (s *Sequence) expire(err error) {
-	now := time.Now()
-	s.mu.Lock()
-	var late []*call
-	s.queue = slices.DeleteFunc(s.queue, func(c *call) bool {
-		if now.Before(c.giveUp) {
-			return false
-		}
-		late = append(late, c)
-		return true
-	})
-	s.mu.Unlock()
-	s.answerAll(late, err)
 }

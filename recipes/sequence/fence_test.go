@@ -54,7 +54,7 @@ func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
 
 	st, ver := read()
 	stale := &term{p: p, node: oldNode}
-	if err := stale.raise(ctx, "fenced", DefaultRoot+"/fenced", st, ver); !errors.Is(err, errNotLeader) {
+	if err := stale.raise(ctx, "fenced", DefaultRoot+"/fenced", st, ver, st.Next); !errors.Is(err, errNotLeader) {
 		t.Fatalf("the replaced leader's raise: %v, want errNotLeader", err)
 	}
 	if now, v := read(); v != ver || now.Limit != 10 {
@@ -65,7 +65,7 @@ func TestRaiseOfAReplacedLeaderIsRefused(t *testing.T) {
 	}
 
 	live := &term{p: p, node: liveNode}
-	if err := live.raise(ctx, "fenced", DefaultRoot+"/fenced", st, ver); err != nil {
+	if err := live.raise(ctx, "fenced", DefaultRoot+"/fenced", st, ver, st.Next); err != nil {
 		t.Fatal(err)
 	}
 	if now, _ := read(); now.Limit != 20 {

@@ -3,8 +3,6 @@ package sequence
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -12,8 +10,6 @@ import (
 
 	"zkspeaker/internal/testkit/zktest"
 )
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // tempStore is a FileStore in a folder of the test's own.
 func tempStore(t *testing.T) *FileStore {
@@ -107,7 +103,7 @@ func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
 	defer cancel()
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
 	store := tempStore(t)
-	if _, err := store.Raise(ctx, "anew", Reservation{500, "0ld"}); err != nil {
+	if _, err := store.Raise(ctx, "anew", Reservation{500, "0ld", ModeCAS}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Create(ctx, rz, "anew", 1); err != nil {
@@ -121,10 +117,10 @@ func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
 	}
 	st, _ := decodeState(data)
 	stale := &term{p: p, node: "/no-such-election-znode"}
-	if err := stale.raise(ctx, "anew", DefaultRoot+"/anew", st, stat.Version); !errors.Is(err, errNotLeader) {
+	if err := stale.raise(ctx, "anew", DefaultRoot+"/anew", st, stat.Version, st.Next); !errors.Is(err, errNotLeader) {
 		t.Fatalf("the replaced leader's raise: %v", err)
 	}
-	if got, _ := store.Reserved(ctx, "anew"); got != (Reservation{500, "0ld"}) {
+	if got, _ := store.Reserved(ctx, "anew"); got != (Reservation{500, "0ld", ModeCAS}) {
 		t.Fatalf("the store holds %+v: the old reservation was replaced before ZooKeeper moved", got)
 	}
 
@@ -132,7 +128,7 @@ func TestTheOldIncarnationStaysStoredUntilZooKeeperMoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&term{p: p, node: live}).raise(ctx, "anew", DefaultRoot+"/anew", st, stat.Version); err != nil {
+	if err := (&term{p: p, node: live}).raise(ctx, "anew", DefaultRoot+"/anew", st, stat.Version, st.Next); err != nil {
 		t.Fatal(err)
 	}
 	data, _, _ = rz.Get(ctx, DefaultRoot+"/anew")

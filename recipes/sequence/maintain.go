@@ -42,7 +42,9 @@ func (t *term) reconcile(ctx context.Context, names []string) {
 // It reads with a watch, so every allocation wakes it; watches carry no
 // data and can coalesce, which is why it compares next with the limit
 // rather than waiting to see an exact multiple, as the article does. A
-// sequence found deleted leaves no watch on its path: see watchReturn.
+// sequence found deleted leaves no watch on its path: see watchReturn. In
+// ModeCounter the workers write the counter, not the sequence's znode:
+// a second watch, on the counter, wakes it for their writes.
 func (t *term) maintain(ctx context.Context, name string) {
 	p := path.Join(t.p.o.root, name)
 	for ctx.Err() == nil {
@@ -57,6 +59,7 @@ func (t *term) maintain(ctx context.Context, name string) {
 			}
 		}
 		var retry <-chan time.Time
+		var counted <-chan zk.Event
 		switch {
 		case gone && errors.Is(err, zk.ErrNoNode):
 			retry = time.After(retryAfter) // the root went too: run sees it and stops us
@@ -64,39 +67,68 @@ func (t *term) maintain(ctx context.Context, name string) {
 			retry = after(ctx, err, "could not read the sequence", t, name)
 		case gone:
 		default:
-			st, derr := decodeState(data)
-			if derr != nil {
-				t.p.log.Error("the sequence's znode holds something else; leaving it alone", "sequence", name, "error", derr)
-				break
-			}
-			step := t.raise
-			if stat.Version >= rolloverAt {
-				step = t.rollover
-			} else if st.Limit-st.Next >= t.p.o.block {
-				break // enough room: wait for the next change
-			}
-			if err := step(ctx, name, p, st, stat.Version); errors.Is(err, errNotLeader) {
+			var stop bool
+			if counted, retry, stop = t.step(ctx, name, p, data, stat); stop {
 				t.cancel() // the whole term ends: the election will tell us soon
 				return
-			} else if errors.Is(err, zk.ErrNoAuth) {
-				// The sequences were made with other credentials, or their
-				// ACL was changed under us: while we lead, no backup can
-				// raise a limit either. Tell our owner (Failed), who should
-				// close us so that a backup takes over; until then, try
-				// again, in case the ACL is put back.
-				// fail logs it once; the tries after it are quiet.
-				t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
-				retry = time.After(retryAfter)
-			} else if err != nil {
-				retry = after(ctx, err, "could not maintain the sequence", t, name)
 			}
 		}
 		select {
 		case <-wake:
+		case <-counted:
 		case <-retry:
 		case <-ctx.Done():
 		}
 	}
+}
+
+// step raises the limit of the sequence read at p when it has less than a
+// block of room, or makes its znode anew when its version is about to
+// wrap. It returns the counter's watch in ModeCounter, a timer when a try
+// failed, and stop when we no longer lead.
+func (t *term) step(ctx context.Context, name, p string, data []byte, stat *zk.Stat) (counted <-chan zk.Event, retry <-chan time.Time, stop bool) {
+	st, err := decodeState(data)
+	if err != nil {
+		t.p.log.Error("the sequence's znode holds something else; leaving it alone", "sequence", name, "error", err)
+		return nil, nil, false
+	}
+	wraps := stat.Version >= rolloverAt
+	var cver int32
+	if st.counter() {
+		// GetW, not ExistsW: on a missing counter it leaves no watch.
+		var cstat *zk.Stat
+		_, cstat, counted, err = t.p.rz.GetW(ctx, st.marker(p))
+		if err != nil {
+			// Made anew since our read (the znode's watch fires), or the
+			// counter was deleted by hand: look again in a while.
+			return nil, after(ctx, err, "could not read the counter", t, name), false
+		}
+		cver, wraps = cstat.Version, cstat.Version >= rolloverAt || cstat.Version < 0
+	}
+	next := st.nextAt(cver)
+	step := t.raise
+	if wraps {
+		step = t.rollover
+	} else if st.Limit-next >= t.p.o.block {
+		return counted, nil, false // enough room: wait for the next change
+	}
+	err = step(ctx, name, p, st, stat.Version, next)
+	switch {
+	case errors.Is(err, errNotLeader):
+		return nil, nil, true
+	case errors.Is(err, zk.ErrNoAuth):
+		// The sequences were made with other credentials, or their
+		// ACL was changed under us: while we lead, no backup can
+		// raise a limit either. Tell our owner (Failed), who should
+		// close us so that a backup takes over; until then, try
+		// again, in case the ACL is put back.
+		// fail logs it once; the tries after it are quiet.
+		t.p.fail(fmt.Errorf("sequence: maintain %s: %w", name, err))
+		return counted, time.After(retryAfter), false
+	case err != nil:
+		return counted, after(ctx, err, "could not maintain the sequence", t, name), false
+	}
+	return counted, nil, false
 }
 
 // watchReturn watches for a deleted sequence's name to come back: back is

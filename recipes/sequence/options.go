@@ -32,6 +32,7 @@ type options struct {
 	name     string
 	acl      []zk.ACL // the session's
 	backoff  backoff
+	mode     Mode
 	log      *slog.Logger // the session's
 }
 
@@ -98,6 +99,9 @@ func newOptions(rz *recoverable.RecoverableZookeeper, opts []Option) (options, e
 	}
 	if o.backoff.base < 0 || o.backoff.max < o.backoff.base || o.backoff.max > time.Minute {
 		return o, reason.New(ErrInvalid, "backoff", "backoff %s to %s: want 0 or more, at most a minute, the first no more than the second", o.backoff.base, o.backoff.max)
+	}
+	if _, err := ParseMode(string(o.mode.or())); err != nil {
+		return o, err
 	}
 	if o.block < 1 || o.block > MaxBlock {
 		return o, reason.New(ErrInvalid, "block", "block %d: want 1 to %d", o.block, int64(MaxBlock))

@@ -79,12 +79,13 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 	reserved := res.Value // its incarnation is the lost znode's
 	r := Restored{Name: name, Reserved: reserved}
 	// A new incarnation: a worker that still holds a state of the lost
-	// znode must not find its version valid on this one.
-	at := state{Next: reserved, Limit: reserved, Incarnation: newToken()}
+	// znode must not find its version valid on this one. In ModeCounter,
+	// a new counter too, from version 0, whose base is the reservation.
+	inc := newToken()
 	for {
-		data, stat, err := rz.Get(ctx, path)
+		st, ver, cver, err := read(ctx, rz, path)
 		if errors.Is(err, zk.ErrNoNode) {
-			err := create(ctx, rz, path, at, acl)
+			err := create(ctx, rz, path, startAt(res.Mode.or(), reserved, inc), acl)
 			if errors.Is(err, zk.ErrNodeExists) {
 				continue // made meanwhile (or by our own lost create): look again
 			}
@@ -94,16 +95,13 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 		if err != nil {
 			return r, err
 		}
-		st, err := decodeState(data)
-		if err != nil {
-			return r, fmt.Errorf("%s: %w", path, err)
-		}
-		r.Before = &Info{Name: name, Next: st.Next, Limit: st.Limit}
+		before := st.info(name, cver)
+		r.Before = &before
 		switch {
-		case st.Next > reserved || st.Limit > reserved:
+		case before.Next > reserved || st.Limit > reserved:
 			r.Action = Refused
 			return r, nil
-		case st.Next == reserved:
+		case before.Next == reserved:
 			r.Action = Unchanged
 			return r, nil
 		}
@@ -111,7 +109,8 @@ func restoreOne(ctx context.Context, rz *recoverable.RecoverableZookeeper, path,
 		// back to an older state of the same incarnation, and a worker
 		// whose cached version equals the raised one would otherwise write
 		// its pre-loss state, far below the reservation, over it.
-		_, err = rz.Multi(ctx, st.renewOps(path, stat.Version, at.written(newToken()), acl)...)
+		at := startAt(st.Mode, reserved, inc)
+		_, err = rz.Multi(ctx, st.renewOps(path, ver, at.written(newToken()), acl)...)
 		if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, zk.ErrNoNode) {
 			continue // a worker or a leader wrote meanwhile, or it was made anew: decide again
 		}

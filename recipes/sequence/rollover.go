@@ -27,7 +27,17 @@ var rolloverAt int32 = 1<<31 - 1<<20
 // and its marker get the ACL the old znode has: an operator may have
 // changed it since the sequence was made, and the leader's own default
 // would quietly undo that.
-func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32) error {
+//
+// In ModeCounter the marker is the counter, and the one in rollover
+// starts again at version 0, so the new base must lie above every ID
+// handed out. Workers write the counter blindly, so its version when the
+// multi applies is not known; the limit is: no ID at or past it was
+// handed out (the workers burn those), and the multi checks the version
+// of the znode that holds it. The new base is the limit, or the stored
+// reservation when that is higher (a sequence made anew: see raise), and
+// the new limit two blocks above it. The IDs between next and the old
+// limit are skipped: at most two blocks, once in 2^31 versions.
+func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32, next int64) error {
 	acl, _, err := t.p.rz.GetACL(ctx, p)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil // gone meanwhile: maintain reads again
@@ -42,7 +52,12 @@ func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32
 	fresh := st
 	fresh.Incarnation = newToken()
 	to := max(prev.Value+1, st.Next+2*t.p.o.block)
-	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation}); err != nil {
+	if st.counter() {
+		fresh.Base = max(st.Limit, prev.Value)
+		to = fresh.Base + 2*t.p.o.block
+		fresh.Limit = to
+	}
+	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation, st.Mode}); err != nil {
 		return err
 	}
 	res, err := t.p.rz.Multi(ctx,
@@ -53,7 +68,8 @@ func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32
 		&zk.CreateRequest{Path: fresh.marker(p), Acl: acl})
 	switch {
 	case err == nil:
-		t.p.log.Info("made the sequence's znode anew before its version wraps", "sequence", name, "version", ver, "next", st.Next, "limit", st.Limit)
+		t.p.log.Info("made the sequence's znode anew: before its version wraps, or above an earlier incarnation's reservation",
+			"sequence", name, "version", ver, "next", next, "limit", st.Limit, "base", fresh.Base, "to", fresh.Limit)
 		return nil
 	case len(res) == 5 && errors.Is(res[0].Error, zk.ErrNoNode):
 		t.p.refused.Add(1)

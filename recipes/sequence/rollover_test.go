@@ -111,3 +111,48 @@ func takeIDs(ctx context.Context, t *testing.T, servers []string, name string, w
 	wg.Wait()
 	return ids
 }
+
+// A counter's version wraps too, and sooner: one version per ID. Long
+// before (here every 25 versions), the leader makes the counter anew under
+// a new incarnation, its base at the limit, while workers take IDs (and
+// burn the versions they wrote past it): every ID is handed out once, each
+// new counter's IDs above the old one's, and no counter goes far past the
+// threshold.
+func TestTheCounterIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
+	// Not parallel: rolloverAt is the package's.
+	defer func(at int32) { rolloverAt = at }(rolloverAt)
+	rolloverAt = 25
+	cluster := zktest.Shared(t)
+	root := zktest.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin := zktest.Connect(t, cluster.Servers(), 4*time.Second)
+	opts := []Option{WithBlock(10), WithRoot(root), WithElection(root + "-persist"), WithMode(ModeCounter)}
+	if err := Create(ctx, admin, "wrap", 1, opts...); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPersister(ctx, zktest.Connect(t, cluster.Servers(), 4*time.Second), tempStore(t), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	st, _, _, err := read(ctx, admin, root+"/wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := takeIDs(ctx, t, cluster.Servers(), "wrap", 3, 4*int(rolloverAt), opts)
+	slices.Sort(ids)
+	if len(slices.Compact(slices.Clone(ids))) != len(ids) {
+		t.Fatalf("an ID handed out twice among %v", ids)
+	}
+	now, _, cver, err := read(ctx, admin, root+"/wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now.Incarnation == st.Incarnation || now.Base <= 1 {
+		t.Errorf("after %d IDs the counter is still the first: %+v", len(ids), now)
+	}
+	if cver > rolloverAt+3 { // each worker writes once at most past it, and burns what it got
+		t.Errorf("the counter is at version %d, past %d: it was not made anew in time", cver, rolloverAt)
+	}
+}

@@ -38,12 +38,13 @@ var ErrUnknownOutcome = errors.New("sequence: a write's outcome is unknown")
 // MaxCount is the most IDs one NextN may reserve.
 const MaxCount = 1 << 40
 
-// Sequence hands out IDs of one sequence, for one worker. A Sequence is
-// safe for concurrent use, and its concurrent calls are combined: while one
-// compare-and-set is on its way, the calls that arrive wait for the next,
-// which reserves all their IDs in one write (see combine.go). A process
-// with 64 goroutines then pays one write per round, not 64 writes that
-// fight each other for the znode's version.
+// Sequence hands out IDs of one sequence, for one worker, in the mode the
+// sequence was created with (see Mode). A Sequence is safe for concurrent
+// use, and its concurrent calls are combined: while one write is on its
+// way, the calls that arrive wait for the next, which reserves all their
+// IDs at once (see combine.go). A process with 64 goroutines then pays one
+// write per round, not 64 writes that fight each other for the znode's
+// version.
 type Sequence struct {
 	rz      *recoverable.RecoverableZookeeper
 	name    string
@@ -68,7 +69,14 @@ type Sequence struct {
 	waited     int           // busy reads since our last write (see busy)
 	rtt        time.Duration // a compare-and-set's round trip, averaged (see busy)
 
-	conflicts, waits, skipped, handed, writes atomic.Int64
+	// Only the call that leads touches these, in ModeCounter (see counter.go).
+	head    *state // the sequence's znode as last read; nil: read it again
+	headVer int32  // and its version, which every write checks
+	cinc    string // the incarnation whose counter we know
+	cver    int32  // and its version after our last write (0: not known)
+
+	conflicts, waits, skipped, handed, writes, burnt atomic.Int64
+	mode                                             atomic.Value // the Mode last read
 }
 
 // Open returns a worker's handle on the sequence name, on the session of
@@ -231,42 +239,24 @@ func (s *Sequence) skip(first, k int64, why string) {
 	s.log.Warn("skipping IDs: they will never be handed out", "first", first, "last", first+k-1, "why", why)
 }
 
-// awaitRoom waits until the sequence has room for k IDs below its limit,
-// or gives up at giveUp.
-func (s *Sequence) awaitRoom(ctx context.Context, k int64, giveUp time.Time) error {
-	ctx, cancel := context.WithDeadline(ctx, giveUp)
-	defer cancel()
-	data, stat, wake, err := s.rz.GetW(ctx, s.path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return reason.New(ErrNotFound, "name", "%q", s.name)
-	}
-	if err == nil {
-		if st, derr := decodeState(data); derr == nil && k <= st.Limit-st.Next && stat.Version < rolloverAt {
-			return nil
-		}
-		select {
-		case <-wake:
-			return nil
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
-	}
-	if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(giveUp) {
-		return reason.New(ErrNoRoom, "", "%q stayed at its limit for %s: is a persistence process (seqid persist) running?", s.name, s.wait)
-	}
-	return err
-}
-
 // Stats counts what this Sequence did.
 type Stats struct {
 	Handed    int64 // IDs handed out
-	Writes    int64 // compare-and-sets that won: one per round of combined calls
-	Conflicts int64 // compare-and-sets that lost to another writer
+	Writes    int64 // writes that took IDs: one per round of combined calls
+	Conflicts int64 // compare-and-sets that lost to another writer; in ModeCounter, writes refused because the limit was raised meanwhile
 	Waits     int64 // allocations that waited for the limit to be raised
 	Skipped   int64 // IDs skipped after a write whose outcome was unknown
+	Burnt     int64 // in ModeCounter, IDs of counter versions at or past the limit: never handed out
+	Mode      Mode  // the sequence's, as last read ("" before the first read)
 }
 
 // Stats returns the counts so far.
 func (s *Sequence) Stats() Stats {
-	return Stats{Handed: s.handed.Load(), Writes: s.writes.Load(), Conflicts: s.conflicts.Load(), Waits: s.waits.Load(), Skipped: s.skipped.Load()}
+	return Stats{Handed: s.handed.Load(), Writes: s.writes.Load(), Conflicts: s.conflicts.Load(), Waits: s.waits.Load(),
+		Skipped: s.skipped.Load(), Burnt: s.burnt.Load(), Mode: s.loadMode()}
+}
+
+func (s *Sequence) loadMode() Mode {
+	m, _ := s.mode.Load().(Mode)
+	return m
 }

@@ -34,11 +34,20 @@ const recentWrites = 32
 var ErrCorrupt = errors.New("sequence: not a sequence's data")
 
 // state is what a sequence's znode holds, as JSON, so that zkCli.sh shows
-// it plainly: {"next":1200,"limit":2000,"incarnation":"9b1e…","recent":["3f0c…",…]}.
+// it plainly: {"next":1200,"limit":2000,"incarnation":"9b1e…","recent":["3f0c…",…]}
+// for compare-and-set, {"mode":"counter","base":1,"limit":2000,"incarnation":"9b1e…"}
+// for a counter, whose next ID is base plus its counter's version.
 type state struct {
-	// Next is the next ID to hand out: every ID below it was handed out
-	// (or skipped, loudly), none at or above it.
-	Next int64 `json:"next"`
+	// Mode is how the workers take IDs; empty in a sequence made before
+	// there were two modes, which is ModeCAS.
+	Mode Mode `json:"mode,omitempty"`
+	// Next is the next ID to hand out, in ModeCAS: every ID below it was
+	// handed out (or skipped, loudly), none at or above it. A counter's
+	// znode does not hold it: it is Base plus the counter's version.
+	Next int64 `json:"next,omitempty"`
+	// Base is the ID of a counter's first version, in ModeCounter: version
+	// v of the counter is ID Base+v-1.
+	Base int64 `json:"base,omitempty"`
 	// Limit is where workers stop: they allocate only IDs below it. The
 	// persistence leader raises it, and only to a value it stored first.
 	Limit int64 `json:"limit"`
@@ -58,10 +67,32 @@ func decodeState(data []byte) (state, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return state{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	if s.Next < 0 || s.Limit < s.Next || ValidateName(s.Incarnation) != nil {
-		return state{}, fmt.Errorf("%w: next %d, limit %d, incarnation %q", ErrCorrupt, s.Next, s.Limit, s.Incarnation)
+	s.Mode = s.Mode.or()
+	bad := s.Next < 0 || s.Limit < s.Next || ValidateName(s.Incarnation) != nil
+	switch s.Mode {
+	case ModeCAS:
+		bad = bad || s.Base != 0
+	case ModeCounter:
+		bad = bad || s.Next != 0 || s.Base < 0 || s.Limit < s.Base
+	default:
+		bad = true
+	}
+	if bad {
+		return state{}, fmt.Errorf("%w: mode %q, next %d, base %d, limit %d, incarnation %q", ErrCorrupt, s.Mode, s.Next, s.Base, s.Limit, s.Incarnation)
 	}
 	return s, nil
+}
+
+// counter reports whether the sequence takes its IDs from a counter.
+func (s state) counter() bool { return s.Mode == ModeCounter }
+
+// nextAt is the next ID to hand out when the counter (ModeCounter) is at
+// version cver: the sequence's own Next in ModeCAS.
+func (s state) nextAt(cver int32) int64 {
+	if s.counter() {
+		return s.Base + int64(cver)
+	}
+	return s.Next
 }
 
 // marker is the child znode that exists exactly as long as this

@@ -42,7 +42,17 @@ func TestDecodeState(t *testing.T) {
 	if err != nil || st.Next != 5 || st.Limit != 9 {
 		t.Fatalf("round trip: %+v, %v", st, err)
 	}
-	for _, bad := range []string{"", "12", `{"next":5,"limit":4,"incarnation":"i"}`, `{"next":-1,"limit":4,"incarnation":"i"}`, `{"next":1,"limit":4}`} {
+	// A counter's next ID is its base plus its counter's version; a
+	// state with no mode (written before there were two) is compare-and-set.
+	if st, err := decodeState([]byte(`{"mode":"counter","base":7,"limit":9,"incarnation":"i"}`)); err != nil || !st.counter() || st.nextAt(2) != 9 {
+		t.Errorf("a counter: %+v, %v", st, err)
+	}
+	if st, err := decodeState([]byte(`{"next":5,"limit":9,"incarnation":"i"}`)); err != nil || st.Mode != ModeCAS || st.nextAt(2) != 5 {
+		t.Errorf("no mode: %+v, %v; want compare-and-set", st, err)
+	}
+	for _, bad := range []string{"", "12", `{"next":5,"limit":4,"incarnation":"i"}`, `{"next":-1,"limit":4,"incarnation":"i"}`, `{"next":1,"limit":4}`,
+		`{"mode":"fast","limit":4,"incarnation":"i"}`, `{"mode":"counter","base":5,"limit":4,"incarnation":"i"}`,
+		`{"mode":"counter","next":1,"base":1,"limit":4,"incarnation":"i"}`, `{"mode":"cas","base":1,"limit":4,"incarnation":"i"}`} {
 		if _, err := decodeState([]byte(bad)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("decode %q: %v", bad, err)
 		}

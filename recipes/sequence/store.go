@@ -36,6 +36,9 @@ type Store interface {
 type Reservation struct {
 	Value       int64
 	Incarnation string
+	// Mode is the sequence's, so that Restore makes it anew in the mode
+	// it had; a reservation stored without one is ModeCAS.
+	Mode Mode
 }
 
 // ErrStore is wrapped by every error of a FileStore.
@@ -142,7 +145,8 @@ func (fs *FileStore) path(name string, v int64) string {
 }
 
 // files reads the reservations on disk, by sequence. A file holds its
-// value and its incarnation: "2001 3f0c9a1b2c3d4e5f". A file that a
+// value, its incarnation and, but for ModeCAS, its mode:
+// "2001 3f0c9a1b2c3d4e5f counter". A file that a
 // writer deleted between the listing and the reading (a lower one, once
 // its higher one was durable) makes it list again: skipping it could miss
 // a sequence whose only file was replaced.
@@ -172,10 +176,14 @@ func (fs *FileStore) read() (map[string][]Reservation, error) {
 			return nil, fmt.Errorf("%w: %w", ErrStore, err)
 		}
 		f := strings.Fields(string(data))
-		if len(f) != 2 || f[0] != num {
-			return nil, fmt.Errorf("%w: %s: want %q and the incarnation, found %q", ErrStore, e.Name(), num, data)
+		mode := ModeCAS
+		if len(f) == 3 {
+			mode, err = ParseMode(f[2])
 		}
-		out[name] = append(out[name], Reservation{Value: v, Incarnation: f[1]})
+		if len(f) < 2 || len(f) > 3 || f[0] != num || err != nil {
+			return nil, fmt.Errorf("%w: %s: want %q, the incarnation and the mode, found %q", ErrStore, e.Name(), num, data)
+		}
+		out[name] = append(out[name], Reservation{Value: v, Incarnation: f[1], Mode: mode})
 	}
 	return out, nil
 }
@@ -190,7 +198,7 @@ func (fs *FileStore) write(name string, r Reservation) error {
 	defer os.Remove(tmp.Name()) // gone after the rename; left only by a failure
 	err = tmp.Chmod(0o644)      // CreateTemp makes it private
 	if err == nil {
-		_, err = fmt.Fprintf(tmp, "%d %s\n", r.Value, r.Incarnation)
+		_, err = fmt.Fprintf(tmp, "%d %s%s\n", r.Value, r.Incarnation, r.Mode.suffix())
 	}
 	if err == nil {
 		err = tmp.Sync()

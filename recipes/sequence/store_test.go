@@ -34,7 +34,7 @@ func TestFileStoreNeverLowers(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				v := value(w, i)
-				if _, err := fs.Raise(ctx, "s", Reservation{v, "i"}); err != nil {
+				if _, err := fs.Raise(ctx, "s", Reservation{v, "i", ModeCAS}); err != nil {
 					t.Errorf("Raise(%d): %v", v, err)
 				}
 			}
@@ -42,11 +42,11 @@ func TestFileStoreNeverLowers(t *testing.T) {
 	}
 	wg.Wait()
 	fs, _ := OpenFileStore(dir)
-	if before, err := fs.Raise(ctx, "s", Reservation{3, "j"}); err != nil || before != (Reservation{highest, "i"}) {
+	if before, err := fs.Raise(ctx, "s", Reservation{3, "j", ModeCAS}); err != nil || before != (Reservation{highest, "i", ModeCAS}) {
 		t.Fatalf("Raise(3) = %v, %v; want the stored %d", before, err, highest)
 	}
 	all, err := fs.All(ctx)
-	if err != nil || len(all) != 1 || all["s"] != (Reservation{highest, "i"}) {
+	if err != nil || len(all) != 1 || all["s"] != (Reservation{highest, "i", ModeCAS}) {
 		t.Fatalf("All = %v, %v; want s at %d", all, err, highest)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".s.tmp-*"))
@@ -54,7 +54,7 @@ func TestFileStoreNeverLowers(t *testing.T) {
 		t.Errorf("left behind: %v", leftovers)
 	}
 	// One more raise, alone: the lower files go, one is left.
-	if _, err := fs.Raise(ctx, "s", Reservation{highest + 1, "j"}); err != nil {
+	if _, err := fs.Raise(ctx, "s", Reservation{highest + 1, "j", ModeCAS}); err != nil {
 		t.Fatal(err)
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "s@*")); len(files) != 1 || filepath.Base(files[0]) != fmt.Sprintf("s@%d", highest+1) {
@@ -76,5 +76,30 @@ func TestFileStoreRefusesAnUnwritableDirectory(t *testing.T) {
 	}
 	if _, err := OpenFileStore(dir); !errors.Is(err, ErrStore) {
 		t.Errorf("OpenFileStore(%s): %v", dir, err)
+	}
+}
+
+// A reservation keeps its sequence's mode, so that Restore makes it anew in
+// it; a file of the old form, value and incarnation alone, is compare-and-set.
+func TestFileStoreKeepsTheMode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	fs, err := OpenFileStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Raise(ctx, "c", Reservation{20, "i", ModeCounter}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old@30"), []byte("30 j\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	all, err := fs.All(ctx)
+	if err != nil || all["c"] != (Reservation{20, "i", ModeCounter}) || all["old"] != (Reservation{30, "j", ModeCAS}) {
+		t.Errorf("All: %v, %v", all, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "c@20")); string(data) != "20 i counter\n" {
+		t.Errorf("the counter's file holds %q", data)
 	}
 }

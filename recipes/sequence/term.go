@@ -103,15 +103,24 @@ func (t *term) run(ctx context.Context, confirm func(context.Context) (int64, ti
 // its data, not restored, and IDs from next on may have been handed out
 // before. Next moves up to that reservation with the raise, as Restore
 // would have done.
-func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) error {
-	if st.Next > math.MaxInt64-2*t.p.o.block {
-		return reason.New(ErrInvalid, "", "%s is at %d: no room for two more blocks below the largest ID", name, st.Next)
+//
+// In ModeCounter, next is the base plus the counter's version, and the
+// write raises only the limit: the counter's own writes move next.
+func (t *term) raise(ctx context.Context, name, p string, st state, ver int32, next int64) error {
+	if max(next, st.Limit) > math.MaxInt64-2*t.p.o.block {
+		return reason.New(ErrInvalid, "", "%s is at %d: no room for two more blocks below the largest ID", name, next)
 	}
 	prev, err := t.p.store.Reserved(ctx, name)
 	if err != nil {
 		return err
 	}
-	if prev.Incarnation != "" && prev.Incarnation != st.Incarnation && prev.Value > st.Next {
+	if prev.Incarnation != "" && prev.Incarnation != st.Incarnation && prev.Value > next && st.counter() {
+		// A counter's IDs are its versions above its base: moving next
+		// up is a new counter, above the old reservation and everything
+		// handed out below our limit (see rollover).
+		return t.rollover(ctx, name, p, st, ver, next)
+	}
+	if prev.Incarnation != "" && prev.Incarnation != st.Incarnation && prev.Value > next {
 		// Fix ZooKeeper first, from what is durable already: only once
 		// next is past the old reservation may one of the new
 		// incarnation replace it in the store.
@@ -121,12 +130,12 @@ func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) e
 			"sequence", name, "next", st.Next, "reservation", prev.Value)
 		return t.write(ctx, name, p, st, ver, prev.Value, max(st.Limit, prev.Value), prev.Value)
 	}
-	target := st.Next + 2*t.p.o.block
-	if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation}); err != nil {
+	target := next + 2*t.p.o.block
+	if _, err := t.p.store.Raise(ctx, name, Reservation{target, st.Incarnation, st.Mode}); err != nil {
 		return err
 	}
 	t.p.log.Debug("stored a reservation; now raising the limit", "sequence", name, "stored", target)
-	return t.write(ctx, name, p, st, ver, st.Next, target, target)
+	return t.write(ctx, name, p, st, ver, next, target, target)
 }
 
 // write sets the sequence's next ID to at least next and its limit to at
@@ -137,14 +146,17 @@ func (t *term) raise(ctx context.Context, name, p string, st state, ver int32) e
 func (t *term) write(ctx context.Context, name, p string, st state, ver int32, next, limit, stored int64) error {
 	for {
 		want := st
-		want.Next, want.Limit = max(st.Next, next), max(st.Limit, limit)
+		want.Limit = max(st.Limit, limit)
+		if !st.counter() {
+			want.Next = max(st.Next, next)
+		}
 		want = want.written(fmt.Sprintf("raise-%d-%s", t.epoch, newToken()))
 		ops := append([]any{&zk.CheckVersionRequest{Path: t.node, Version: -1}}, st.setOps(p, ver, want)...)
 		res, err := t.p.rz.Multi(ctx, ops...)
 		switch {
 		case err == nil:
 			t.p.raises.Add(1)
-			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", want.Next, "stored", stored)
+			t.p.log.Info("raised the limit", "sequence", name, "from", st.Limit, "to", want.Limit, "next", max(want.Next, next), "stored", stored)
 			return nil
 		case len(res) == 3 && errors.Is(res[0].Error, zk.ErrNoNode):
 			t.p.refused.Add(1)
@@ -163,8 +175,8 @@ func (t *term) write(ctx context.Context, name, p string, st state, ver int32, n
 			if err != nil {
 				return err
 			}
-			if now.Incarnation != st.Incarnation || now.Next >= next && now.Limit >= limit {
-				return nil
+			if now.Incarnation != st.Incarnation || now.Next >= next && now.Limit >= limit || now.counter() {
+				return nil // a counter's znode is written by leaders only: maintain reads again
 			}
 			st, ver = now, stat.Version
 		default:

@@ -22,11 +22,16 @@ import (
 // onceTimeout bounds create, delete, list and restore.
 const onceTimeout = 20 * time.Second
 
+// defaultMode is the mode of the sequences create makes when --mode is not
+// given.
+const defaultMode = sequence.ModeCAS
+
 func createCommand() *cli.Command {
 	return &cli.Command{
 		Name: "create", Usage: "make the sequence NAME; no ID is handed out until a persistence process has stored a reservation",
 		ArgsUsage: "NAME",
-		Flags:     append(commonFlags("warn"), &cli.StringFlag{Name: "start", Value: "1", Usage: "the first ID, a whole number, 0 or more"}),
+		Flags: append(commonFlags("warn"), &cli.StringFlag{Name: "start", Value: "1", Usage: "the first ID, a whole number, 0 or more"},
+			&cli.StringFlag{Name: "mode", Value: string(defaultMode), Usage: "how workers take IDs: cas (the article's compare-and-set: one chain of writes, whoever sends them) or counter (a counter znode's versions: workers never conflict)"}),
 		Action: func(c *cli.Context) error {
 			a, err := args(c, "NAME")
 			if err != nil {
@@ -36,15 +41,19 @@ func createCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			mode, err := sequence.ParseMode(c.String("mode"))
+			if err != nil {
+				return cmdline.BadFlag("mode", "%s", cmdline.Reason(err))
+			}
 			return once(c, func(ctx context.Context, rz *recoverable.RecoverableZookeeper, s settings) error {
-				err := sequence.Create(ctx, rz, a[0], start, s.opts()...)
+				err := sequence.Create(ctx, rz, a[0], start, append(s.opts(), sequence.WithMode(mode))...)
 				if errors.Is(err, sequence.ErrExists) {
 					return fmt.Errorf("%s/%s exists already; its IDs go on from where they are (seqid list)", s.root, a[0])
 				}
 				if err != nil {
 					return err
 				}
-				fmt.Printf("created %s/%s: first ID %d\n", s.root, a[0], start)
+				fmt.Printf("created %s/%s (%s): first ID %d\n", s.root, a[0], mode, start)
 				return nil
 			})
 		},
@@ -102,13 +111,13 @@ func listCommand() *cli.Command {
 					return nil
 				}
 				tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "NAME\tNEXT\tLIMIT\tRESERVED")
+				fmt.Fprintln(tw, "NAME\tMODE\tNEXT\tLIMIT\tRESERVED")
 				for _, in := range infos {
 					r := "-"
 					if v, ok := reserved[in.Name]; ok {
 						r = fmt.Sprint(v.Value)
 					}
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", in.Name, in.Next, in.Limit, r)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", in.Name, in.Mode, in.Next, in.Limit, r)
 				}
 				return tw.Flush()
 			})

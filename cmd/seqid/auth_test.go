@@ -38,7 +38,7 @@ func TestAuthKeepsOthersFromTakingIDs(t *testing.T) {
 	if code, _, errOut := seqid(t, with("create", "other")...); code != 1 || !strings.Contains(errOut, "--auth") {
 		t.Errorf("create under the guarded root without the identity: exit %d, %q", code, errOut)
 	}
-	if f := strings.Fields(mustSeqid(t, with("list")...)); len(f) != 8 || f[4] != "orders" || f[5] != "11" {
+	if f := strings.Fields(mustSeqid(t, with("list")...)); len(f) != 10 || f[5] != "orders" || f[7] != "11" {
 		t.Errorf("list without the identity: %q; want orders, next 11 (the refused next took nothing)", f)
 	}
 }

@@ -39,6 +39,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"next"}, "missing NAME"},
 		{[]string{"create", "--start", "-5", "neg"}, "--start"},
 		{[]string{"create", "a/b"}, "NAME"},
+		{[]string{"create", "--mode", "fast", "quick"}, `--mode: "fast": want cas or counter`},
+		{[]string{"bench", "--mode", "cas,fast"}, "--mode"},
 		{[]string{"delete", "nosuch"}, `NAME "nosuch": no such sequence under /bad-`},
 		{[]string{"persist"}, "--store"},
 		{[]string{"persist", "--store", filepath.Join(file, "sub")}, "--store"},
@@ -85,7 +87,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("a store directory was made: %v", err)
 	}
 	out := mustSeqid(t, "list", "--servers", conn, "--root", root)
-	if f := strings.Fields(out); len(f) != 8 || f[4] != "known" || f[5] != "1" || f[6] != "1" {
+	if f := strings.Fields(out); len(f) != 10 || f[5] != "known" || f[7] != "1" || f[8] != "1" {
 		t.Errorf("after the bad input, list printed %q; want known alone, untouched", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,9 +24,10 @@ import (
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure IDs per second and compare-and-set conflicts against the number of workers, of goroutines in one worker, the batch size and the backoff, with a persistence leader raising the limits",
+		Usage: "measure IDs per second and conflicts against the mode, the number of workers, of goroutines in one worker, the batch size and the backoff, with a persistence leader raising the limits, beside the ceiling: plain sets of one znode",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "servers", Aliases: []string{"s"}, Usage: "ZooKeeper servers `host:port[,...]` (default: start a local 3-server ensemble of our own)"},
+			&cli.StringFlag{Name: "mode", Value: "cas,counter,setdata", Usage: "what to measure, comma-separated: cas (compare-and-set), counter (a counter znode's versions), setdata (the ceiling: plain sets with version -1 of one znode from as many sessions and goroutines, with no IDs; measured with the first batch only)"},
 			&cli.StringFlag{Name: "workers", Value: "1,2,4,8,16", Usage: "numbers of concurrent workers, each a session and a Sequence of its own, comma-separated, each 1 to 256"},
 			&cli.StringFlag{Name: "goroutines", Value: "1,16,64", Usage: "numbers of goroutines sharing one worker's Sequence, whose calls it combines, comma-separated, each 1 to 1024; \"\" for none"},
 			&cli.StringFlag{Name: "batch", Value: "1,10,100", Usage: "IDs per call, comma-separated, each 1 or more"},
@@ -50,6 +52,9 @@ func runBench(c *cli.Context) error {
 		if cfg.Servers, err = cmdline.ParseServers(c.String("servers")); err != nil {
 			return err
 		}
+	}
+	if cfg.Modes, err = modeList(c.String("mode")); err != nil {
+		return err
 	}
 	if cfg.Workers, err = intList(c, "workers", 1, 256); err != nil {
 		return err
@@ -99,16 +104,16 @@ func runBench(c *cli.Context) error {
 		cfg.Repeat, cfg.Duration, strings.Join(cfg.Servers, ","), cfg.Warmup, cfg.Block)
 	// Fixed widths rather than a tabwriter: each batch's rows show as
 	// soon as they are measured.
-	const row = "%-10v %5v %7v %10v %9v %8v %13v %12v %5v %6v\n"
+	const row = "%-8v %-10v %5v %7v %10v %9v %8v %13v %12v %5v %6v\n"
 	if !c.Bool("json") {
-		fmt.Printf(row, "BACKOFF", "BATCH", "WORKERS", "GOROUTINES", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")
+		fmt.Printf(row, "MODE", "BACKOFF", "BATCH", "WORKERS", "GOROUTINES", "IDS/S", "CAS/S", "CONFLICTS/CAS", "CONFLICTS/ID", "WAITS", "RAISES")
 	}
 	err = seqbench.Run(ctx, cfg, func(r seqbench.Row) {
 		if c.Bool("json") {
 			_ = json.NewEncoder(os.Stdout).Encode(r)
 			return
 		}
-		fmt.Printf(row, r.Backoff, r.Batch, r.Workers, r.Goroutines, fmt.Sprintf("%.0f", r.IDsPerSec), fmt.Sprintf("%.0f", r.CASPerSec),
+		fmt.Printf(row, r.Mode, r.Backoff, r.Batch, r.Workers, r.Goroutines, fmt.Sprintf("%.0f", r.IDsPerSec), fmt.Sprintf("%.0f", r.CASPerSec),
 			fmt.Sprintf("%.2f", r.Conflicts), fmt.Sprintf("%.3f", r.ConflictID), r.Waits, r.Raises)
 	})
 	if ctx.Err() != nil {
@@ -136,6 +141,20 @@ func backoffList(flag string) ([]seqbench.Backoff, error) {
 			return nil, cmdline.BadFlag("backoff", "%q: want none or BASE-MAX, two durations such as 2ms-50ms, the first above 0 and no more than the second, at most a minute", f)
 		}
 		out = append(out, seqbench.Backoff{Base: base, Max: limit})
+	}
+	return out, nil
+}
+
+// modeList parses --mode: cas, counter and setdata, comma-separated, each
+// once.
+func modeList(flag string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(flag, ",") {
+		f = strings.TrimSpace(f)
+		if f != seqbench.ModeCAS && f != seqbench.ModeCounter && f != seqbench.ModeSetData || slices.Contains(out, f) {
+			return nil, cmdline.BadFlag("mode", "%q: want cas, counter or setdata, comma-separated, each once", f)
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

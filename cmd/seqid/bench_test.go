@@ -13,14 +13,15 @@ import (
 )
 
 // `seqid bench` measures each case in order (backoff, then batch, then
-// separate workers, then goroutines sharing one worker), with counts that
-// add up, goroutines that share their writes, and leaves nothing behind on
-// the server.
+// mode, then separate workers, then goroutines sharing one worker), the
+// ceiling with the first batch only, with counts that add up, goroutines
+// that share their writes, and leaves nothing behind on the server.
 func TestBenchRuns(t *testing.T) {
 	t.Parallel()
 	out := mustSeqid(t, "bench", "--servers", server(t), "--workers", "1,3", "--goroutines", "8", "--batch", "1,10",
-		"--backoff", "none,5ms-200ms", "--warmup", "300ms", "--duration", "200ms", "--repeat", "2", "--json")
+		"--backoff", "none,5ms-200ms", "--warmup", "300ms", "--duration", "100ms", "--repeat", "2", "--json")
 	type row struct {
+		Mode       string  `json:"mode"`
 		Backoff    string  `json:"backoff"`
 		Batch      int64   `json:"batch"`
 		Workers    int     `json:"workers"`
@@ -42,9 +43,18 @@ func TestBenchRuns(t *testing.T) {
 	var want []row
 	for _, backoff := range []string{"none", "5ms-200ms"} {
 		for _, batch := range []int64{1, 10} {
-			want = append(want, row{Backoff: backoff, Batch: batch, Workers: 1, Goroutines: 1},
-				row{Backoff: backoff, Batch: batch, Workers: 3, Goroutines: 1},
-				row{Backoff: backoff, Batch: batch, Workers: 1, Goroutines: 8})
+			for _, mode := range []string{"cas", "counter", "setdata"} {
+				if mode == "setdata" && (backoff != "none" || batch != 1) {
+					continue
+				}
+				b := batch
+				if mode == "setdata" {
+					b = 1 // a set is a set
+				}
+				want = append(want, row{Mode: mode, Backoff: backoff, Batch: b, Workers: 1, Goroutines: 1},
+					row{Mode: mode, Backoff: backoff, Batch: b, Workers: 3, Goroutines: 1},
+					row{Mode: mode, Backoff: backoff, Batch: b, Workers: 1, Goroutines: 8})
+			}
 		}
 	}
 	if len(rows) != len(want) {
@@ -52,14 +62,17 @@ func TestBenchRuns(t *testing.T) {
 	}
 	for i, r := range rows {
 		w := want[i]
-		if r.Backoff != w.Backoff || r.Batch != w.Batch || r.Workers != w.Workers || r.Goroutines != w.Goroutines ||
+		if r.Mode != w.Mode || r.Backoff != w.Backoff || r.Batch != w.Batch || r.Workers != w.Workers || r.Goroutines != w.Goroutines ||
 			r.IDs <= 0 || r.IDsPerSec <= 0 || r.IDs%r.Batch != 0 {
 			t.Errorf("row %d: %+v, want the case %+v", i, r, w)
 		}
 		if r.Workers == 1 && r.Conflicts != 0 {
 			t.Errorf("a lone worker met conflicts: %+v", r)
 		}
-		if r.Goroutines > 1 && r.CASPerSec*float64(r.Batch) >= r.IDsPerSec {
+		if r.Mode == "setdata" && (r.CASPerSec != r.IDsPerSec || r.Conflicts != 0) {
+			t.Errorf("the ceiling: %+v; want a write per ID, and no conflicts", r)
+		}
+		if r.Mode != "setdata" && r.Goroutines > 1 && r.CASPerSec*float64(r.Batch) >= r.IDsPerSec {
 			t.Errorf("8 goroutines of one worker did not share their writes: %.0f writes/s for %.0f IDs/s", r.CASPerSec, r.IDsPerSec)
 		}
 	}

@@ -15,10 +15,11 @@ import (
 // maxPrinted is the most IDs `next --count` prints: a million lines.
 const maxPrinted = 1000000
 
-// nextCommand is a worker: it takes IDs by compare-and-set, and prints them.
+// nextCommand is a worker: it takes IDs, by compare-and-set or from the
+// counter, as the sequence was made, and prints them.
 func nextCommand() *cli.Command {
 	return &cli.Command{
-		Name: "next", Usage: "print COUNT new IDs of NAME, one per line, taken in one compare-and-set",
+		Name: "next", Usage: "print COUNT new IDs of NAME, one per line, taken in one write",
 		ArgsUsage: "NAME",
 		Flags: append(commonFlags("warn"),
 			&cli.StringFlag{Name: "count", Value: "1", Usage: "how many IDs, 1 or more"},
@@ -59,6 +60,12 @@ func nextCommand() *cli.Command {
 // compare-and-set, or after other workers' writes beat it to the version it
 // read (a race that the IDs alone do not show: they are unique either way).
 func logTaken(log *slog.Logger, name string, first, count int64, st sequence.Stats) {
+	if st.Mode == sequence.ModeCounter {
+		// No race to lose: a write is refused only when the limit was
+		// raised since it was read.
+		log.Info("took the IDs from the counter", "sequence", name, "first", first, "count", count, "refused", st.Conflicts, "burnt", st.Burnt)
+		return
+	}
 	msg := "took the IDs at our first compare-and-set"
 	if st.Conflicts > 0 {
 		msg = "took the IDs after another worker's write beat our compare-and-set"

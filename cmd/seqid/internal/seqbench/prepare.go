@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ func warmUp(ctx context.Context, d time.Duration, admin *recoverable.Recoverable
 	var wg sync.WaitGroup
 	for i, rz := range sessions {
 		name := fmt.Sprintf("warmup-%d", i)
+		// Both modes' paths, half the sequences each.
+		opts := append(slices.Clone(opts), sequence.WithMode([]sequence.Mode{sequence.ModeCAS, sequence.ModeCounter}[i%2]))
 		if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
 			return err
 		}
@@ -64,20 +67,21 @@ func open(ctx context.Context, rz *recoverable.RecoverableZookeeper, name string
 // long-lived workers would: what a worker learnt (how long its writes
 // take, how often it lost lately) carries over.
 func prepare(ctx context.Context, admin *recoverable.RecoverableZookeeper, sessions []*recoverable.RecoverableZookeeper,
-	name string, opts []sequence.Option) ([]*sequence.Sequence, error) {
+	name string, opts []sequence.Option) ([]taker, error) {
 	if err := sequence.Create(ctx, admin, name, 1, opts...); err != nil {
 		return nil, err
 	}
-	seqs := make([]*sequence.Sequence, len(sessions))
+	seqs := make([]taker, len(sessions))
 	for i, rz := range sessions {
-		var err error
-		if seqs[i], err = open(ctx, rz, name, opts); err != nil {
+		s, err := open(ctx, rz, name, opts)
+		if err != nil {
 			return nil, err
 		}
+		seqs[i] = worker{s}
 	}
 	// The first ID waits for the leader to pick the sequence up: not
 	// counted.
-	if _, err := seqs[0].Next(ctx); err != nil {
+	if err := seqs[0].take(ctx, 1); err != nil {
 		return nil, err
 	}
 	return seqs, nil

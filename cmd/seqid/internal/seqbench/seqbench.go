@@ -1,8 +1,10 @@
 // Package seqbench measures the sequence-ID service as `seqid bench` runs
-// it: IDs per second and compare-and-set conflicts against the number of
-// concurrent workers and the batch size, with a persistence leader raising
-// the limits as it would in production. It puts a number on the article's
-// claim that compare-and-set has "no system-level bottleneck".
+// it: IDs per second and conflicts against the mode (compare-and-set or
+// counter), the number of concurrent workers and the batch size, with a
+// persistence leader raising the limits as it would in production, beside
+// the ceiling, plain sets of one znode. It puts a number on the article's
+// claim that compare-and-set has "no system-level bottleneck", and on how
+// near a counter comes to what ZooKeeper itself takes.
 package seqbench
 
 import (
@@ -21,6 +23,7 @@ import (
 // Config is one bench run.
 type Config struct {
 	Servers    []string
+	Modes      []string      // ModeCAS, ModeCounter, ModeSetData: each row of a batch in each
 	Workers    []int         // numbers of concurrent workers, each on its own session
 	Goroutines []int         // numbers of goroutines sharing one worker's Sequence
 	Batches    []int64       // IDs per call
@@ -48,6 +51,7 @@ func (b Backoff) String() string {
 
 // Row is what one (backoff, batch, workers, goroutines) case measured.
 type Row struct {
+	Mode       string  `json:"mode"` // ModeCAS, ModeCounter, or ModeSetData: the ceiling, whose IDs are sets
 	Backoff    string  `json:"backoff"`
 	Batch      int64   `json:"batch"`
 	Workers    int     `json:"workers"`    // sessions, each with its own Sequence
@@ -103,8 +107,13 @@ func Run(ctx context.Context, cfg Config, out func(Row)) error {
 			_ = sequence.Delete(c, admin, in.Name, opts...)
 		}
 		_ = admin.Delete(c, root, -1)
+		sets, _ := admin.Children(c, root+"-setdata")
+		for _, name := range sets {
+			_ = admin.Delete(c, root+"-setdata/"+name, -1)
+		}
+		_ = admin.Delete(c, root+"-setdata", -1)
 	}()
-	return runRows(ctx, cfg, admin, p, opts, out)
+	return runRows(ctx, cfg, admin, p, root, opts, out)
 }
 
 // dial opens a session of its own to cfg.Servers.
@@ -125,7 +134,7 @@ func dial(ctx context.Context, cfg Config) (*recoverable.RecoverableZookeeper, e
 // runRows runs a warm-up row, not shown, then a row for each batch and
 // number of workers, each worker on a session of its own, opened as the
 // rows need them.
-func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, p *sequence.Persister, opts []sequence.Option, out func(Row)) error {
+func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, p *sequence.Persister, root string, opts []sequence.Option, out func(Row)) error {
 	var workers []*recoverable.RecoverableZookeeper
 	defer func() {
 		for _, w := range workers {
@@ -153,30 +162,24 @@ func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 	}
 	for i, bo := range cfg.Backoffs {
 		rowOpts := append(slices.Clone(opts), sequence.WithBackoff(bo.Base, bo.Max))
-		for _, batch := range cfg.Batches {
-			// Every case of the batch once, then again, cfg.Repeat times:
-			// a drift of the machine's speed meanwhile touches them all
-			// alike, and each case's median window is shown.
-			shapes := cfg.shapes()
-			seqs := make([][]*sequence.Sequence, len(shapes))
-			for j, sh := range shapes {
-				ws, err := sessions(sh.workers)
-				if err != nil {
-					return err
-				}
-				name := fmt.Sprintf("b%d-w%d-g%d-%d-%d", batch, sh.workers, sh.goroutines, i, j)
-				if seqs[j], err = prepare(ctx, admin, ws, name, rowOpts); err != nil {
-					return err
-				}
+		for b, batch := range cfg.Batches {
+			// The ceiling does not depend on the backoff or the batch: it
+			// is measured once, among the first batch's rows.
+			rows, err := prepareGroup(ctx, cfg, admin, sessions, rowOpts, batch, root, fmt.Sprintf("%d-%d", i, b), i == 0 && b == 0)
+			if err != nil {
+				return err
 			}
-			windows := make([][]Row, len(shapes))
+			// Every row of the batch once, then again, cfg.Repeat times:
+			// a drift of the machine's speed meanwhile touches them all
+			// alike, and each row's median window is shown.
+			windows := make([][]Row, len(rows))
 			for range max(cfg.Repeat, 1) {
-				for j, sh := range shapes {
-					row, err := measure(ctx, cfg, seqs[j], sh.goroutines, p, batch)
+				for j, r := range rows {
+					row, err := measure(ctx, cfg, r.takers, r.goroutines, p, r.batch)
 					if err != nil || ctx.Err() != nil {
 						return err
 					}
-					row.Backoff = bo.String()
+					row.Backoff, row.Mode = bo.String(), r.mode
 					windows[j] = append(windows[j], row)
 				}
 			}
@@ -186,6 +189,50 @@ func runRows(ctx context.Context, cfg Config, admin *recoverable.RecoverableZook
 		}
 	}
 	return nil
+}
+
+// groupRow is one row of a batch's group, ready to measure.
+type groupRow struct {
+	mode   string
+	batch  int64
+	takers []taker
+	shape
+}
+
+// prepareGroup makes the sequences (or, for the ceiling, the znodes under
+// root-setdata) of every row of one batch, each mode's rows in turn, on
+// sessions opened as they are needed; gid tells the groups' names apart.
+// ceiling is whether the group measures ModeSetData, if cfg.Modes has it.
+func prepareGroup(ctx context.Context, cfg Config, admin *recoverable.RecoverableZookeeper, sessions func(int) ([]*recoverable.RecoverableZookeeper, error),
+	opts []sequence.Option, batch int64, root, gid string, ceiling bool) ([]groupRow, error) {
+	var rows []groupRow
+	for _, mode := range cfg.Modes {
+		if mode == ModeSetData && !ceiling {
+			continue
+		}
+		for j, sh := range cfg.shapes() {
+			ws, err := sessions(sh.workers)
+			if err != nil {
+				return nil, err
+			}
+			r := groupRow{mode: mode, batch: batch, shape: sh}
+			name := fmt.Sprintf("b%d-%s-w%d-g%d-%s-%d", batch, mode, sh.workers, sh.goroutines, gid, j)
+			if mode == ModeSetData {
+				r.batch = 1
+				if err := admin.EnsurePath(ctx, root+"-setdata", admin.ACL()); err != nil {
+					return nil, err
+				}
+				r.takers, err = prepareCeiling(ctx, admin, ws, root+"-setdata/"+name)
+			} else {
+				r.takers, err = prepare(ctx, admin, ws, name, append(slices.Clone(opts), sequence.WithMode(sequence.Mode(mode))))
+			}
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
 }
 
 // shape is a row's workers, and goroutines per worker.

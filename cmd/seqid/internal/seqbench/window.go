@@ -11,9 +11,9 @@ import (
 	"zkspeaker/recipes/sequence"
 )
 
-// measure runs goroutines on each of seqs, calling NextN, for one window
+// measure runs goroutines on each of seqs, taking batches, for one window
 // of cfg.Duration.
-func measure(ctx context.Context, cfg Config, seqs []*sequence.Sequence, goroutines int, p *sequence.Persister, batch int64) (Row, error) {
+func measure(ctx context.Context, cfg Config, seqs []taker, goroutines int, p *sequence.Persister, batch int64) (Row, error) {
 	// The window is cfg.Duration exactly: what was done in it, read at its
 	// end. A call still waiting then (a worker in its backoff, say) ends
 	// after it and is not counted; timing until the last call returned
@@ -29,7 +29,7 @@ func measure(ctx context.Context, cfg Config, seqs []*sequence.Sequence, gorouti
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) && ctx.Err() == nil {
-				if _, err := s.NextN(ctx, batch); err != nil {
+				if err := s.take(ctx, batch); err != nil {
 					errs[i] = err
 					return
 				}
@@ -66,7 +66,7 @@ func row(batch int64, workers, goroutines int, at, before sequence.Stats, raises
 }
 
 // sum adds up the counts of seqs.
-func sum(seqs []*sequence.Sequence) sequence.Stats {
+func sum(seqs []taker) sequence.Stats {
 	var total sequence.Stats
 	for _, s := range seqs {
 		st := s.Stats()

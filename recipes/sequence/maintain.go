@@ -44,17 +44,26 @@ func (t *term) reconcile(ctx context.Context, names []string) {
 // rather than waiting to see an exact multiple, as the article does. A
 // sequence found deleted leaves no watch on its path: see watchReturn. In
 // ModeCounter the workers write the counter, not the sequence's znode:
-// a second watch, on the counter, wakes it for their writes.
+// a second watch, on the counter, wakes it for their writes, and then only
+// the counter is read again, since the znode's own watch has not fired: a
+// read less per wake-up, at the rate the workers write.
 func (t *term) maintain(ctx context.Context, name string) {
 	p := path.Join(t.p.o.root, name)
+	var data []byte
+	var stat *zk.Stat
+	var wake <-chan zk.Event // the znode's watch; nil: read it again
 	for ctx.Err() == nil {
-		data, stat, wake, err := t.p.rz.GetW(ctx, p)
+		var err error
+		if wake == nil {
+			data, stat, wake, err = t.p.rz.GetW(ctx, p)
+		}
 		gone := errors.Is(err, zk.ErrNoNode)
 		if gone {
 			// Deleted. reconcile stops us if it stays so; if it is made
 			// anew first, the root's children watch wakes us for it.
 			var back bool
 			if back, wake, err = t.watchReturn(ctx, name); back {
+				wake = nil // made anew since our read: read it
 				continue
 			}
 		}
@@ -75,8 +84,10 @@ func (t *term) maintain(ctx context.Context, name string) {
 		}
 		select {
 		case <-wake:
+			wake = nil
 		case <-counted:
 		case <-retry:
+			wake = nil
 		case <-ctx.Done():
 		}
 	}

@@ -15,19 +15,21 @@ import (
 )
 
 // guarded starts a candidate named name with the identity creds ("" for
-// none) on /guarded/election, whose znodes carry creds' ACL.
+// none) on /guarded/election. Its session gives every znode it makes the
+// owner's ACL, whatever creds are: the intruders are refused for who they
+// are, not for what they would write.
 func guarded(t *testing.T, servers []string, creds, name string) (*nodemonitor.Monitor, *zktest.Listener, *recoverable.RecoverableZookeeper) {
 	t.Helper()
 	auth, _ := recoverable.Access(creds)
 	opts := append([]recoverable.Option{recoverable.WithLogger(zktest.Logger(t))}, auth...)
+	opts = append(opts, recoverable.WithACL(recoverable.DigestACL("speaker:s3cret")))
 	rz, err := recoverable.Connect(servers, 2*time.Second, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rz.Close)
 	l := zktest.NewListener(name)
-	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath("/guarded/election"),
-		nodemonitor.WithACL(recoverable.DigestACL("speaker:s3cret")), nodemonitor.WithLogger(zktest.Logger(t)))
+	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath("/guarded/election"))
 	if err != nil {
 		t.Fatal(err)
 	}

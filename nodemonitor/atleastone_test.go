@@ -26,7 +26,7 @@ func TestAtLeastOneSyncsBeforeLeadingOnAChildrenListing(t *testing.T) {
 
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	l := zktest.NewListener("successor")
-	m, err := nodemonitor.New(zktest.Connect(t, []string{proxy.Addr()}, 4*time.Second), l, append(opts, nodemonitor.WithLogger(zktest.Logger(t)))...)
+	m, err := nodemonitor.New(zktest.Connect(t, []string{proxy.Addr()}, 4*time.Second), l, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func Example() {
 			spk.Close()
 			return nil, err
 		}
-		m, err := nodemonitor.New(rz, spk, nodemonitor.WithPath("/example-line"), nodemonitor.WithLogger(quiet))
+		m, err := nodemonitor.New(rz, spk, nodemonitor.WithPath("/example-line"))
 		if err != nil {
 			rz.Close()
 			spk.Close()

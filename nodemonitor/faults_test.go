@@ -77,7 +77,7 @@ func sessionExpiryRejoins(t *testing.T, cluster *zktest.Cluster) {
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	rz := electiontest.Connect(t, []string{proxy.Addr()}, time.Second)
 	l := zktest.NewListener("expiring")
-	m, err := nodemonitor.New(rz, l, nodemonitor.WithLogger(zktest.Logger(t)))
+	m, err := nodemonitor.New(rz, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func pauseClockThenSameSession(t *testing.T, cluster *zktest.Cluster, try int) b
 	defer rz.Close()
 	l := zktest.NewListener("paused")
 	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath(fmt.Sprintf("/survivor-%d", try)),
-		nodemonitor.WithPolicy(nodemonitor.AtLeastOne), nodemonitor.WithLogger(zktest.Logger(t)))
+		nodemonitor.WithPolicy(nodemonitor.AtLeastOne))
 	if err != nil {
 		t.Fatal(err)
 	}

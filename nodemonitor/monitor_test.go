@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +18,8 @@ import (
 
 // seq starts sequential candidates with opts, for electiontest.
 func seq(opts ...nodemonitor.Option) electiontest.NewMonitor {
-	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
-		return nodemonitor.New(rz, l, append([]nodemonitor.Option{nodemonitor.WithLogger(log)}, opts...)...)
+	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener) (electiontest.Monitor, error) {
+		return nodemonitor.New(rz, l, opts...)
 	}
 }
 
@@ -177,13 +176,14 @@ func TestAuthProtectsTheCandidates(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const creds = "speaker:s3cret"
-	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(zktest.Logger(t)))
+	auth, _ := recoverable.Access(creds) // the identity, and the ACL that names it
+	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, append(auth, recoverable.WithLogger(zktest.Logger(t)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rz.Close)
 	l := zktest.NewListener("guarded")
-	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath("/guarded/election"), nodemonitor.WithACL(recoverable.DigestACL(creds)), nodemonitor.WithLogger(zktest.Logger(t)))
+	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath("/guarded/election"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestLeaderZnodeDeletedBeforeItsOwnWatchStartsANewTerm(t *testing.T) {
 	l := zktest.NewListener("alone")
 	listed, release := proxy.HoldReply(faultproxy.OpGetChildren2)
 	defer release()
-	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath(path), nodemonitor.WithLogger(zktest.Logger(t)))
+	m, err := nodemonitor.New(rz, l, nodemonitor.WithPath(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,14 +18,18 @@ import (
 // New starts a candidate of the sequential election at the election path
 // (DefaultPath unless WithPath says otherwise), on the session of rz, that
 // tells listener when to speak. It returns at once; the candidate joins as
-// soon as there is a session.
+// soon as there is a session. Its znodes carry the session's ACL
+// (recoverable.WithACL), and it logs its state changes to the session's
+// logger (recoverable.WithLogger): a caller that wants its lines to carry
+// a name gives the session a logger with that attribute.
 func New(rz *recoverable.RecoverableZookeeper, listener Listener, opts ...Option) (*Monitor, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, watch: cfg.watch, rule: cfg.rule, log: cfg.logger}
-	return Start(rz, listener, r, cfg.policy, cfg.logger, ResignRejoin), nil
+	log := rz.Logger()
+	r := &sequential{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: rz.ACL(), watch: cfg.watch, rule: cfg.rule, log: log}
+	return Start(rz, listener, r, cfg.policy, log, ResignRejoin), nil
 }
 
 // ResignRejoin is how long a resigned Monitor waits before it joins again

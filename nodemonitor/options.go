@@ -2,9 +2,6 @@ package nodemonitor
 
 import (
 	"fmt"
-	"log/slog"
-
-	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/recoverable"
 )
@@ -20,8 +17,6 @@ type config struct {
 	watch  WatchMode
 	rule   Rule
 	policy Policy
-	acl    []zk.ACL
-	logger *slog.Logger
 }
 
 // WithPath sets the election znode; candidates are its children.
@@ -38,17 +33,9 @@ func WithRule(r Rule) Option { return func(c *config) { c.rule = r } }
 // WithPolicy chooses what a paused leader does; the default is AtMostOne.
 func WithPolicy(p Policy) Option { return func(c *config) { c.policy = p } }
 
-// WithACL sets the ACL of the znodes the monitor creates; the default is
-// open to all, as in the articles.
-func WithACL(acl []zk.ACL) Option { return func(c *config) { c.acl = acl } }
-
-// WithLogger sets where the monitor logs its state changes; the default is
-// slog's default logger.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
 // newConfig applies opts to the defaults and checks the result in one place.
 func newConfig(opts []Option) (config, error) {
-	c := config{path: DefaultPath, rule: Exclusive{}, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
+	c := config{path: DefaultPath, rule: Exclusive{}}
 	for _, opt := range opts {
 		opt(&c)
 	}

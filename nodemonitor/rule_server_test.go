@@ -3,7 +3,6 @@ package nodemonitor
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path"
 	"slices"
 	"testing"
@@ -26,8 +25,8 @@ func TestANonDefaultRuleLetsTwoLeadWithoutAHerd(t *testing.T) {
 	at := zktest.Path(t)
 	var cands []*electiontest.Candidate
 	for _, r := range []Rule{reader{}, reader{}, writer{}, reader{}} {
-		newMonitor := func(rz *recoverable.RecoverableZookeeper, l election.Listener, log *slog.Logger) (electiontest.Monitor, error) {
-			return New(rz, l, WithPath(at), WithRule(r), WithLogger(log))
+		newMonitor := func(rz *recoverable.RecoverableZookeeper, l election.Listener) (electiontest.Monitor, error) {
+			return New(rz, l, WithPath(at), WithRule(r))
 		}
 		cands = append(cands, electiontest.Spawn(t, cluster.Servers(), 1, newMonitor)...)
 	}

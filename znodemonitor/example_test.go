@@ -45,7 +45,7 @@ func Example() {
 		if err != nil {
 			return nil, nil, err
 		}
-		m, err := znodemonitor.New(rz, announcer(name), znodemonitor.WithPath("/example-single"), znodemonitor.WithLogger(quiet))
+		m, err := znodemonitor.New(rz, announcer(name), znodemonitor.WithPath("/example-single"))
 		if err != nil {
 			rz.Close()
 		}

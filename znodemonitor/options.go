@@ -2,9 +2,6 @@ package znodemonitor
 
 import (
 	"fmt"
-	"log/slog"
-
-	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recoverable"
@@ -19,8 +16,6 @@ type Option func(*config)
 type config struct {
 	path   string
 	policy nodemonitor.Policy
-	acl    []zk.ACL
-	logger *slog.Logger
 }
 
 // WithPath sets the znode that the candidates race to create. Its parents
@@ -31,17 +26,9 @@ func WithPath(p string) Option { return func(c *config) { c.path = p } }
 // nodemonitor.AtMostOne.
 func WithPolicy(p nodemonitor.Policy) Option { return func(c *config) { c.policy = p } }
 
-// WithACL sets the ACL of the znodes the monitor creates; the default is
-// open to all, as in the articles.
-func WithACL(acl []zk.ACL) Option { return func(c *config) { c.acl = acl } }
-
-// WithLogger sets where the monitor logs its state changes; the default is
-// slog's default logger.
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
 // newConfig applies opts to the defaults and checks the result in one place.
 func newConfig(opts []Option) (config, error) {
-	c := config{path: DefaultPath, acl: zk.WorldACL(zk.PermAll), logger: slog.Default()}
+	c := config{path: DefaultPath}
 	for _, opt := range opts {
 		opt(&c)
 	}

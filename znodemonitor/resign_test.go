@@ -11,6 +11,7 @@ import (
 	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
 
@@ -40,15 +41,15 @@ func resignWithALateAnswer(t *testing.T, successor bool) {
 	hold := session / 4 // past a second; far inside the session's life
 	cluster, path := zktest.Shared(t), zktest.Path(t)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
-	rz := zktest.Connect(t, []string{proxy.Addr()}, session)
 	logs := &zktest.Buffer{}
+	rz := zktest.Connect(t, []string{proxy.Addr()}, session, recoverable.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Log("the resigner's log:\n" + logs.String())
 		}
 	})
 	l := zktest.NewListener("resigner")
-	m, err := znodemonitor.New(rz, l, znodemonitor.WithPath(path), znodemonitor.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	m, err := znodemonitor.New(rz, l, znodemonitor.WithPath(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,14 +24,17 @@ import (
 // soon as there is a session. Its Monitor is nodemonitor's, with the same
 // states, policies and errors (nodemonitor.StateActive,
 // nodemonitor.AtMostOne, nodemonitor.ErrPausedResign, ...); a bad option
-// is a nodemonitor.ErrInvalid.
+// is a nodemonitor.ErrInvalid. Its znodes carry the session's ACL
+// (recoverable.WithACL), and it logs to the session's logger
+// (recoverable.WithLogger), as nodemonitor.New does.
 func New(rz *recoverable.RecoverableZookeeper, listener nodemonitor.Listener, opts ...Option) (*nodemonitor.Monitor, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &singleFile{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: cfg.acl, log: cfg.logger}
-	return nodemonitor.Start(rz, listener, r, cfg.policy, cfg.logger, ResignPause), nil
+	log := rz.Logger()
+	r := &singleFile{zk: rz, path: cfg.path, data: []byte(listener.ProcessName()), acl: rz.ACL(), log: log}
+	return nodemonitor.Start(rz, listener, r, cfg.policy, log, ResignPause), nil
 }
 
 // ResignPause is how long a resigned Monitor waits before it races for the

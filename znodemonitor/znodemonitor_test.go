@@ -3,7 +3,6 @@ package znodemonitor_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -16,8 +15,8 @@ import (
 
 // single starts single-file candidates with opts, for electiontest.
 func single(opts ...znodemonitor.Option) electiontest.NewMonitor {
-	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, log *slog.Logger) (electiontest.Monitor, error) {
-		return znodemonitor.New(rz, l, append([]znodemonitor.Option{znodemonitor.WithLogger(log)}, opts...)...)
+	return func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener) (electiontest.Monitor, error) {
+		return znodemonitor.New(rz, l, opts...)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -24,8 +23,6 @@ type monitorSettings struct {
 	path   string
 	watch  nodemonitor.WatchMode // sequential only
 	policy nodemonitor.Policy
-	acl    []zk.ACL
-	log    *slog.Logger
 }
 
 // electionKind is one value of --election: everything the command does
@@ -34,7 +31,8 @@ type electionKind struct {
 	name        string
 	defaultPath string
 	hasWatch    bool // whether --watch applies
-	// start runs a candidate for listener on the session of rz.
+	// start runs a candidate for listener on the session of rz, whose ACL
+	// its znodes carry and whose logger it logs to.
 	start func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error)
 	// inspect reads the election for `speaker status`, and returns how to
 	// draw it and the watch that fires at its next change.
@@ -46,7 +44,7 @@ var electionKinds = []electionKind{
 		name: "sequential", defaultPath: nodemonitor.DefaultPath, hasWatch: true,
 		start: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error) {
 			return nodemonitor.New(rz, l, nodemonitor.WithPath(s.path), nodemonitor.WithWatch(s.watch),
-				nodemonitor.WithPolicy(s.policy), nodemonitor.WithACL(s.acl), nodemonitor.WithLogger(s.log))
+				nodemonitor.WithPolicy(s.policy))
 		},
 		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
@@ -57,7 +55,7 @@ var electionKinds = []electionKind{
 		name: "single-file", defaultPath: znodemonitor.DefaultPath,
 		start: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, s monitorSettings) (monitor, error) {
 			return znodemonitor.New(rz, l, znodemonitor.WithPath(s.path),
-				znodemonitor.WithPolicy(s.policy), znodemonitor.WithACL(s.acl), znodemonitor.WithLogger(s.log))
+				znodemonitor.WithPolicy(s.policy))
 		},
 		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
 			h, wake, err := znodemonitor.Inspect(ctx, rz, path)
@@ -89,8 +87,8 @@ func lookupKind(name string) (electionKind, error) {
 // policy p.
 func (k electionKind) benchCase(w nodemonitor.WatchMode, p nodemonitor.Policy, candidates, rounds int) bench.Case {
 	c := bench.Case{Election: k.name, Watch: "-", Policy: p, Candidates: candidates, Rounds: rounds,
-		New: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, path string, log *slog.Logger) (bench.Monitor, error) {
-			m, err := k.start(rz, l, monitorSettings{path: path, watch: w, policy: p, acl: zk.WorldACL(zk.PermAll), log: log})
+		New: func(rz *recoverable.RecoverableZookeeper, l nodemonitor.Listener, path string) (bench.Monitor, error) {
+			m, err := k.start(rz, l, monitorSettings{path: path, watch: w, policy: p})
 			if err != nil {
 				return nil, err // not a nil monitor inside a non-nil interface
 			}

@@ -57,14 +57,15 @@ func runSpeaker(c *cli.Context) error {
 	}
 	defer spk.Close()
 
-	rz, acl, err := cfg.Connect(log, recoverable.WithRetry(cfg.retry))
+	// The monitor logs to the session's logger: log, with our name.
+	rz, _, err := cfg.Connect(log, recoverable.WithRetry(cfg.retry))
 	if err != nil {
 		return err
 	}
 	stopSaying := cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)
 	defer stopSaying()
 
-	mon, err := cfg.election.start(rz, listenerFor(ms, spk), monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy, acl: acl, log: log})
+	mon, err := cfg.election.start(rz, listenerFor(ms, spk), monitorSettings{path: cfg.path, watch: cfg.watch, policy: cfg.policy})
 	if err != nil {
 		rz.Close()
 		return err

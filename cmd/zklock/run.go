@@ -32,13 +32,13 @@ func runLock(c *cli.Context) error {
 		return err
 	}
 	defer ms.Close()
-	rz, acl, err := s.Connect(log)
+	rz, _, err := s.Connect(log) // log carries our name: the lock's election logs to it
 	if err != nil {
 		return err
 	}
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
-	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy), lock.WithACL(acl), lock.WithLogger(log))
+	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy))
 	release := sync.OnceFunc(func() { unlock(lk, rz, log) })
 	defer release() // on the way out early
 	// The metrics last until zklock returns, not until the signal: during

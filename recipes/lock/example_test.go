@@ -39,14 +39,14 @@ func Example() {
 	defer annZK.Close()
 	defer bobZK.Close()
 
-	ann := lock.New(annZK, "/example-lock", "ann", lock.WithLogger(quiet))
+	ann := lock.New(annZK, "/example-lock", "ann")
 	if err := ann.Lock(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println("ann holds the lock")
 
-	bob := lock.New(bobZK, "/example-lock", "bob", lock.WithLogger(quiet))
+	bob := lock.New(bobZK, "/example-lock", "bob")
 	bobHolds := make(chan error, 1)
 	go func() { bobHolds <- bob.Lock(ctx) }()
 	select {

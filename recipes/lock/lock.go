@@ -53,7 +53,10 @@ type Lock struct {
 
 // New returns a Lock on the lock znode path (created if missing), on the
 // session of rz. name is stored in the contender's znode, so that
-// `zkCli.sh` and `speaker status` show who waits.
+// `zkCli.sh` and `speaker status` show who waits. Its znodes carry the
+// session's ACL (recoverable.WithACL, which recoverable.Access gives for
+// --auth), and its election logs to the session's logger
+// (recoverable.WithLogger).
 func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...Option) *Lock {
 	o := options{policy: nodemonitor.AtMostOne}
 	for _, opt := range opts {

@@ -26,8 +26,8 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	const session = 2 * time.Second
-	a := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), "/l", "a", lock.WithLogger(quiet))
-	b := lock.New(zktest.Connect(t, cluster.Servers(), session), "/l", "b", lock.WithLogger(quiet))
+	a := lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), "/l", "a")
+	b := lock.New(zktest.Connect(t, cluster.Servers(), session), "/l", "b")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := a.Lock(ctx); err != nil {
@@ -79,7 +79,7 @@ func TestLostIsToldBeforeTheNextHolds(t *testing.T) {
 func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
 	t.Helper()
 	cluster := zktest.Start(t, 1)
-	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder", lock.WithLogger(quiet))
+	holder := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "holder")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	if err := holder.Lock(ctx); err != nil {
@@ -93,7 +93,7 @@ func heldLock(t *testing.T) (*zktest.Cluster, *lock.Lock, context.Context) {
 func TestLockGivesUpWithItsContext(t *testing.T) {
 	t.Parallel()
 	cluster, holder, ctx := heldLock(t)
-	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient", lock.WithLogger(quiet))
+	impatient := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/l", "impatient")
 	short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer stop()
 	if err := impatient.Lock(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -115,7 +115,7 @@ func TestLockInLineEndsWithItsSession(t *testing.T) {
 	cluster, holder, ctx := heldLock(t)
 	defer holder.Unlock(ctx)
 	rz := zktest.Connect(t, cluster.Servers(), 2*time.Second)
-	waiting := lock.New(rz, "/l", "waiting", lock.WithLogger(quiet))
+	waiting := lock.New(rz, "/l", "waiting")
 	result := make(chan error, 1)
 	go func() { result <- waiting.Lock(ctx) }()
 	watcher := zktest.Connect(t, cluster.Servers(), 2*time.Second)
@@ -144,21 +144,22 @@ func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Start(t, 1)
 	const creds = "locker:s3cret"
-	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, recoverable.WithDigestAuth(creds), recoverable.WithLogger(quiet))
+	auth, _ := recoverable.Access(creds) // the identity, and the ACL that names it
+	rz, err := recoverable.Connect(cluster.Servers(), 2*time.Second, append(auth, recoverable.WithLogger(quiet))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(rz.Close)
-	acl := lock.WithACL(recoverable.DigestACL(creds))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	owner := lock.New(rz, "/guarded-lock", "owner", acl, lock.WithLogger(quiet))
+	owner := lock.New(rz, "/guarded-lock", "owner")
 	if err := owner.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	defer owner.Unlock(ctx)
 
-	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), "/guarded-lock", "stranger", acl, lock.WithLogger(quiet))
+	// Its znodes would carry the owner's ACL: it is refused for who it is.
+	stranger := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second, recoverable.WithACL(recoverable.DigestACL(creds))), "/guarded-lock", "stranger")
 	defer stranger.Unlock(ctx)
 	start := time.Now()
 	err = stranger.Lock(ctx)
@@ -177,7 +178,7 @@ func TestLockRefusedByTheACLFailsAtOnce(t *testing.T) {
 func TestLockTwiceIsErrLocked(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Shared(t)
-	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "twice", lock.WithLogger(quiet))
+	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "twice")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := l.Lock(ctx); err != nil {

@@ -96,7 +96,7 @@ func TestABlipSuspendsTheLockAndTheReconnectResumesIt(t *testing.T) {
 func TestReleasedLockIsDoneWithoutError(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Shared(t)
-	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
+	l := lock.New(zktest.Connect(t, cluster.Servers(), 2*time.Second), zktest.Path(t), "a")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := l.Lock(ctx); err != nil {
@@ -126,5 +126,5 @@ const session = 4 * time.Second
 func proxiedLock(t *testing.T) (*lock.Lock, *faultproxy.Proxy) {
 	t.Helper()
 	proxy := zktest.NewProxy(t, zktest.Shared(t).Server(0))
-	return lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t))), proxy
+	return lock.New(zktest.Connect(t, []string{proxy.Addr()}, session), zktest.Path(t), "a"), proxy
 }

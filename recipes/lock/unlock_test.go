@@ -19,7 +19,7 @@ import (
 func TestUnlockWhileCutOffDeletesOnceBack(t *testing.T) {
 	t.Parallel()
 	a, proxy := proxiedLock(t)
-	b := lock.New(zktest.Connect(t, zktest.Shared(t).Servers(), 2*time.Second), zktest.Path(t), "b", lock.WithLogger(zktest.Logger(t)))
+	b := lock.New(zktest.Connect(t, zktest.Shared(t).Servers(), 2*time.Second), zktest.Path(t), "b")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := a.Lock(ctx); err != nil {
@@ -96,11 +96,11 @@ func TestUnlockWithoutAZnodeIsNil(t *testing.T) {
 	rz := zktest.Connect(t, zktest.Shared(t).Servers(), 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	never := lock.New(rz, zktest.Path(t), "never", lock.WithLogger(zktest.Logger(t)))
+	never := lock.New(rz, zktest.Path(t), "never")
 	if err := never.Unlock(ctx); err != nil {
 		t.Fatalf("Unlock before Lock: %v", err)
 	}
-	l := lock.New(rz, zktest.Path(t), "a", lock.WithLogger(zktest.Logger(t)))
+	l := lock.New(rz, zktest.Path(t), "a")
 	if err := l.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func NewPersister(ctx context.Context, rz *recoverable.RecoverableZookeeper, sto
 	}
 	p := &Persister{rz: rz, store: store, o: o, log: o.log, monSet: make(chan struct{}), failed: make(chan struct{})}
 	mon, err := nodemonitor.New(rz, p, nodemonitor.WithPath(o.election), nodemonitor.WithWatch(nodemonitor.WatchPredecessor),
-		nodemonitor.WithPolicy(nodemonitor.AtMostOne), nodemonitor.WithACL(o.acl), nodemonitor.WithLogger(o.log))
+		nodemonitor.WithPolicy(nodemonitor.AtMostOne))
 	if err != nil {
 		return nil, err
 	}

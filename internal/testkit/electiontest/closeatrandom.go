@@ -30,7 +30,7 @@ func CloseAtRandomLeavesNothing(t *testing.T, cluster *zktest.Cluster, rounds in
 	proxy.SetReplyLatency(latency)
 	sessions := make([]*recoverable.RecoverableZookeeper, n)
 	for i := range sessions {
-		sessions[i] = Connect(t, []string{proxy.Addr()}, 10*time.Second)
+		sessions[i] = Connect(t, []string{proxy.Addr()}, 10*time.Second, named(t, "candidate", i))
 	}
 	observer := Connect(t, cluster.Servers(), 10*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rounds)*5*time.Second)
@@ -40,7 +40,7 @@ func CloseAtRandomLeavesNothing(t *testing.T, cluster *zktest.Cluster, rounds in
 		path := fmt.Sprintf("/close-at-random/%d/leader", r)
 		var wg sync.WaitGroup
 		for i, rz := range sessions {
-			m, err := at(path)(rz, zktest.NewListener(fmt.Sprintf("c%d", i)), zktest.Logger(t).With("round", r, "candidate", i))
+			m, err := at(path)(rz, zktest.NewListener(fmt.Sprintf("c%d", i)))
 			if err != nil {
 				t.Fatal(err)
 			}

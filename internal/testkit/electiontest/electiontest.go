@@ -5,7 +5,6 @@ package electiontest
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"strconv"
 	"testing"
@@ -20,9 +19,9 @@ import (
 type Monitor = election.Monitor
 
 // NewMonitor starts a monitor of one recipe for listener on the session of
-// rz, logging to log: nodemonitor.New or znodemonitor.New with the test's
-// options.
-type NewMonitor func(rz *recoverable.RecoverableZookeeper, listener election.Listener, log *slog.Logger) (Monitor, error)
+// rz, logging to the session's logger: nodemonitor.New or znodemonitor.New
+// with the test's options.
+type NewMonitor func(rz *recoverable.RecoverableZookeeper, listener election.Listener) (Monitor, error)
 
 // Candidate is one in-process speaker: its session, monitor and listener.
 type Candidate struct {
@@ -41,6 +40,12 @@ func (c *Candidate) Leave() {
 // Connect opens a session on servers and waits for it (see zktest.Connect).
 var Connect = zktest.Connect
 
+// named is the option that makes a session, and so the monitor on it, log
+// to the test's log with the attribute key=value.
+func named(t testing.TB, key string, value any) recoverable.Option {
+	return recoverable.WithLogger(zktest.Logger(t).With(key, value))
+}
+
 // Spawn starts n candidates one after another, each on its own session,
 // and waits until each has joined, so that they queue in order.
 func Spawn(t testing.TB, servers []string, n int, newMonitor NewMonitor) []*Candidate {
@@ -48,8 +53,8 @@ func Spawn(t testing.TB, servers []string, n int, newMonitor NewMonitor) []*Cand
 	var out []*Candidate
 	for i := 0; i < n; i++ {
 		c := &Candidate{Name: fmt.Sprintf("c%d", i), Listener: zktest.NewListener(fmt.Sprintf("c%d", i))}
-		c.ZK = Connect(t, servers, 2*time.Second)
-		m, err := newMonitor(c.ZK, c.Listener, zktest.Logger(t).With("candidate", c.Name))
+		c.ZK = Connect(t, servers, 2*time.Second, named(t, "candidate", c.Name))
+		m, err := newMonitor(c.ZK, c.Listener)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func LostCreateAcrossExpiry(t *testing.T, cluster *zktest.Cluster, newMonitor Ne
 	oldSession := rz.SessionID()
 	proxy.RefuseAfterCreate(trap)
 	l := zktest.NewListener("late")
-	m, err := newMonitor(rz, l, zktest.Logger(t))
+	m, err := newMonitor(rz, l)
 	if err != nil {
 		t.Fatal(err)
 	}

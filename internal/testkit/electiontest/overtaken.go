@@ -10,6 +10,7 @@ import (
 
 	"zkspeaker/internal/election"
 	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/recoverable"
 	"zkspeaker/speaker"
 )
 
@@ -56,7 +57,7 @@ func ConfirmOvertakenByDelete(t *testing.T, cluster *zktest.Cluster, newMonitor 
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { spk.Close() })
-		m, err := newMonitor(Connect(t, servers, 4*time.Second), spk, log)
+		m, err := newMonitor(Connect(t, servers, 4*time.Second, recoverable.WithLogger(log)), spk)
 		if err != nil {
 			t.Fatal(err)
 		}

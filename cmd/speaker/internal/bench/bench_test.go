@@ -18,8 +18,8 @@ import (
 // command's table of elections does.
 func sequential(w nodemonitor.WatchMode) Case {
 	return Case{Election: "sequential", Watch: w.String(),
-		New: func(rz *recoverable.RecoverableZookeeper, l election.Listener, path string, log *slog.Logger) (Monitor, error) {
-			return nodemonitor.New(rz, l, nodemonitor.WithPath(path), nodemonitor.WithWatch(w), nodemonitor.WithLogger(log))
+		New: func(rz *recoverable.RecoverableZookeeper, l election.Listener, path string) (Monitor, error) {
+			return nodemonitor.New(rz, l, nodemonitor.WithPath(path), nodemonitor.WithWatch(w))
 		}}
 }
 

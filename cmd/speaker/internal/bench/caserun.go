@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -135,17 +136,18 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 	name := fmt.Sprintf("bench-%d", b.joined.Add(1))
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	rz, err := b.connect(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := filepath.Join(b.dir, fmt.Sprintf("%s-%s-%s.txt", cr.Election, cr.Watch, cr.How()))
 	if cr.locker != nil {
-		h, err := newLockHolder(rz, cr.locker, cr.path+"/lock", name, out, cr.lines, b.log)
+		connect := func(log *slog.Logger) (*recoverable.RecoverableZookeeper, error) { return b.connect(ctx, log) }
+		h, err := newLockHolder(connect, cr.locker, cr.path+"/lock", name, out, cr.lines, b.log)
 		if err != nil {
-			rz.Close()
+			return nil, err // not a nil holder inside a non-nil interface
 		}
-		return h, err
+		return h, nil
+	}
+	rz, err := b.connect(ctx, b.log)
+	if err != nil {
+		return nil, err
 	}
 	c, err := newSpeakerCandidate(rz, out, name, cr.Policy == election.AtMostOne, cr.lines, b.log)
 	if err != nil {
@@ -155,7 +157,7 @@ func (b *Bench) join(ctx context.Context, cr *caseRun) (contender, error) {
 	c.resign = cr.Resign
 	// One znode below the case's own folder serves both recipes: the
 	// parent of the sequential candidates, or the single-file znode.
-	if c.mon, err = cr.New(rz, c, cr.path+"/election", b.log); err != nil {
+	if c.mon, err = cr.New(rz, c, cr.path+"/election"); err != nil {
 		c.close()
 		return nil, err
 	}

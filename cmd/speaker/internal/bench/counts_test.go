@@ -61,8 +61,8 @@ func TestLockPathEndsAtTheDecision(t *testing.T) {
 	cluster := zktest.Start(t, 1)
 	bc := RecipeLock()
 	ours := bc.locker
-	bc.locker = func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker {
-		return lateCaller{ours(rz, path, name, log), rz, cluster.Server(0)}
+	bc.locker = func(rz *recoverable.RecoverableZookeeper, path, name string) locker {
+		return lateCaller{ours(rz, path, name), rz, cluster.Server(0)}
 	}
 	runLocks(t, cluster.Servers(), []Case{bc}, 3, 3)
 }

@@ -31,8 +31,9 @@ type Case struct {
 	// (the speaker command's default), at-least-one does neither. The
 	// lock rows keep their own.
 	Policy election.Policy
-	// New starts one candidate for listener at path.
-	New func(rz *recoverable.RecoverableZookeeper, listener election.Listener, path string, log *slog.Logger) (Monitor, error)
+	// New starts one candidate for listener at path; it logs to the
+	// session's logger, the bench's.
+	New func(rz *recoverable.RecoverableZookeeper, listener election.Listener, path string) (Monitor, error)
 	// Candidates is how many candidates stand at once.
 	Candidates int
 	// Rounds is how many failovers are measured.
@@ -43,7 +44,7 @@ type Case struct {
 
 	// locker makes one contender of a lock's row (LockBaseline,
 	// RecipeLock), in place of New: path is the lock znode.
-	locker func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker
+	locker func(rz *recoverable.RecoverableZookeeper, path, name string) locker
 }
 
 // String names the recipe, as "sequential/predecessor" or "single-file",

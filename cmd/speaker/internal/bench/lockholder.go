@@ -23,7 +23,7 @@ import (
 // failover is counted, which a program would have to do too: a second
 // write, off the path.
 func LockBaseline() Case {
-	return Case{Election: "zk.Lock", Watch: "-", locker: func(rz *recoverable.RecoverableZookeeper, path, _ string, _ *slog.Logger) locker {
+	return Case{Election: "zk.Lock", Watch: "-", locker: func(rz *recoverable.RecoverableZookeeper, path, _ string) locker {
 		return zkLocker{zk.NewLock(rz.Conn(), path, zk.WorldACL(zk.PermAll))}
 	}}
 }
@@ -34,8 +34,8 @@ func LockBaseline() Case {
 // once the holder has proved it holds the lock, and hands over the epoch
 // that the line carries.
 func RecipeLock() Case {
-	return Case{Election: "lock", Watch: "-", locker: func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker {
-		return recipeLocker{lock.New(rz, path, name, lock.WithLogger(log))}
+	return Case{Election: "lock", Watch: "-", locker: func(rz *recoverable.RecoverableZookeeper, path, name string) locker {
+		return recipeLocker{lock.New(rz, path, name)}
 	}}
 }
 
@@ -86,16 +86,25 @@ type lockHolder struct {
 	once   sync.Once
 }
 
-// newLockHolder makes a contender of the lock at path with newLocker, on
-// rz, and sets it waiting for the lock.
-func newLockHolder(rz *recoverable.RecoverableZookeeper, newLocker func(rz *recoverable.RecoverableZookeeper, path, name string, log *slog.Logger) locker,
+// newLockHolder makes a contender of the lock at path with newLocker, on a
+// session that connect opens with the log it is given, and sets it waiting
+// for the lock. Our lock's election logs to its session's logger, so the
+// session is given the decisionLog that notes its decision.
+func newLockHolder(connect func(log *slog.Logger) (*recoverable.RecoverableZookeeper, error),
+	newLocker func(rz *recoverable.RecoverableZookeeper, path, name string) locker,
 	path, name, out string, lines chan<- firstLine, log *slog.Logger) (*lockHolder, error) {
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	h := &lockHolder{rz: rz, name: name, file: f, lines: lines, done: make(chan struct{})}
-	h.lock = newLocker(rz, path, name, slog.New(decisionLog{Handler: handlerOf(log), rz: rz, decided: &h.decided}))
+	h := &lockHolder{name: name, file: f, lines: lines, done: make(chan struct{})}
+	rz, err := connect(slog.New(decisionLog{Handler: handlerOf(log), holder: h}))
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	h.rz = rz
+	h.lock = newLocker(rz, path, name)
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	go h.run()
 	return h, nil
@@ -163,15 +172,15 @@ func (h *lockHolder) close() {
 // lead, before it tells the listener (internal/election).
 const becameLeader = "became leader"
 
-// decisionLog is the log handed to our lock's election engine. It notes
-// the session's traffic when the engine logs its decision to lead: then,
-// on any schedule, the successor has sent all that its decision waited
-// for, and nothing after it. Every record goes on to Handler, as it would
-// without the note.
+// decisionLog is the log of a lock holder's session, and so of our lock's
+// election engine. It notes the session's traffic when the engine logs its
+// decision to lead: then, on any schedule, the successor has sent all that
+// its decision waited for, and nothing after it. Every record goes on to
+// Handler, as it would without the note. The holder's session is set
+// before its lock starts, so before the engine can decide.
 type decisionLog struct {
 	slog.Handler
-	rz      *recoverable.RecoverableZookeeper
-	decided *atomic.Pointer[recoverable.Traffic]
+	holder *lockHolder
 }
 
 // Enabled lets the engine's info lines through whatever the level of the
@@ -183,8 +192,8 @@ func (d decisionLog) Enabled(ctx context.Context, l slog.Level) bool {
 // Handle notes the traffic at the decision, and passes r on.
 func (d decisionLog) Handle(ctx context.Context, r slog.Record) error {
 	if r.Message == becameLeader {
-		t := d.rz.Traffic()
-		d.decided.CompareAndSwap(nil, &t)
+		t := d.holder.rz.Traffic()
+		d.holder.decided.CompareAndSwap(nil, &t)
 	}
 	if !d.Handler.Enabled(ctx, r.Level) {
 		return nil

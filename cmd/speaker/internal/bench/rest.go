@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -101,15 +102,15 @@ func (b *Bench) awaitClose(ctx context.Context, zxid int64) error {
 	}
 }
 
-// connect opens a contender's session and waits until it knows its
-// server's mode (recoverable.ServerMode): on a standalone server its reads
-// skip the sync from then on. One that never learns it, its srvr question
+// connect opens a contender's session, logging to log, and waits until it
+// knows its server's mode (recoverable.ServerMode): on a standalone server
+// its reads skip the sync from then on. One that never learns it, its srvr question
 // timed out on a busy machine, would sync on every failover it takes part
 // in while the others do not: its session is closed, and another opened.
-func (b *Bench) connect(ctx context.Context) (*recoverable.RecoverableZookeeper, error) {
+func (b *Bench) connect(ctx context.Context, log *slog.Logger) (*recoverable.RecoverableZookeeper, error) {
 	const attempts = 3
 	for range attempts {
-		rz, err := recoverable.Connect(b.servers, b.session, recoverable.WithLogger(b.log))
+		rz, err := recoverable.Connect(b.servers, b.session, recoverable.WithLogger(log))
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"zkspeaker/cmd/zkview/internal/browser"
+	"zkspeaker/internal/testkit/prebuilt"
 	"zkspeaker/internal/testkit/zktest"
 )
 
@@ -35,8 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tools = dir
-	out, err := exec.Command("go", "build", "-o", dir+"/", "../speaker", "../zklock", "../zkgroup", "../zkconfig", "../seqid").CombinedOutput()
-	if err != nil {
+	if prebuiltDir, ok := prebuilt.Commands("speaker", "zklock", "zkgroup", "zkconfig", "seqid"); ok {
+		tools = prebuiltDir
+	} else if out, err := exec.Command("go", "build", "-o", dir+"/", "../speaker", "../zklock", "../zkgroup", "../zkconfig", "../seqid").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"zkspeaker/internal/testkit/prebuilt"
 	"zkspeaker/internal/testkit/zktest"
 )
 
@@ -61,11 +62,26 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 	}
 }
 
-// buildAll builds the six programs into a temporary folder.
+// buildAll returns the six programs: those make test built, or built into
+// a temporary folder.
 func buildAll(t *testing.T, root string) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
 	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview"}
+	dir, ok := prebuilt.Commands(names...)
+	if !ok {
+		dir = t.TempDir()
+		buildInto(t, root, dir, names)
+	}
+	bins := map[string]string{}
+	for _, p := range names {
+		bins[p] = filepath.Join(dir, p)
+	}
+	return bins
+}
+
+// buildInto builds cmd/<name> for each of names into dir.
+func buildInto(t *testing.T, root, dir string, names []string) {
+	t.Helper()
 	args := []string{"build", "-o", dir + string(os.PathSeparator)}
 	for _, p := range names {
 		args = append(args, "./cmd/"+p)
@@ -75,11 +91,6 @@ func buildAll(t *testing.T, root string) map[string]string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	bins := map[string]string{}
-	for _, p := range names {
-		bins[p] = filepath.Join(dir, p)
-	}
-	return bins
 }
 
 // readTable returns the first table after heading in doc: its header,

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"zkspeaker/internal/testkit/prebuilt"
 )
 
 // MainCommand is Main for a command's package: it first builds the command
@@ -40,6 +42,10 @@ func mainCommandOf(m *testing.M, servers *[]string, bin *string, n int, buildFla
 	*bin = filepath.Join(dir, filepath.Base(wd))
 	os.Unsetenv("ZK_SERVERS")
 	os.Unsetenv("ZK_AUTH")
+	if p, ok := prebuiltCommand(filepath.Base(wd), buildFlags); ok {
+		*bin = p
+		return mainOf(m, servers, n)
+	}
 	args := append(append([]string{"build"}, buildFlags...), "-o", *bin, ".")
 	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
@@ -56,4 +62,16 @@ func SkipShort(t testing.TB) {
 	if testing.Short() {
 		t.Skip("needs a real ZooKeeper server; runs without -short")
 	}
+}
+
+// prebuiltCommand is the command make test built for the run, when the
+// flags are ones it builds with: none, or -race alone.
+func prebuiltCommand(name string, buildFlags []string) (string, bool) {
+	switch {
+	case len(buildFlags) == 0:
+		return prebuilt.Command(name, false)
+	case len(buildFlags) == 1 && buildFlags[0] == "-race":
+		return prebuilt.Command(name, true)
+	}
+	return "", false
 }

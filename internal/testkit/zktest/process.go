@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"zkspeaker/internal/testkit/prebuilt"
 )
 
 var (
@@ -30,7 +32,8 @@ type build struct {
 // BuildSpeaker builds cmd/speaker once per test binary and returns its path.
 func BuildSpeaker(t testing.TB) string { return BuildCommand(t, "speaker") }
 
-// BuildCommand builds cmd/<name> once per test binary and returns its path.
+// BuildCommand builds cmd/<name> once per test binary and returns its path:
+// the one make test built for the whole run, when there is one (prebuilt).
 func BuildCommand(t testing.TB, name string) string {
 	t.Helper()
 	buildMu.Lock()
@@ -41,6 +44,10 @@ func BuildCommand(t testing.TB, name string) string {
 	}
 	buildMu.Unlock()
 	b.once.Do(func() {
+		if p, ok := prebuilt.Command(name, false); ok {
+			b.path = p
+			return
+		}
 		root, err := RepoRoot()
 		if err != nil {
 			b.err = err

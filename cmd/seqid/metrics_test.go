@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 // --metrics is bad input; an address in use, one line and status 1.
 func TestPersistMetrics(t *testing.T) {
 	t.Parallel()
-	conn := strings.Join(servers, ",")
+	conn := server(t)
 	root := []string{"--servers", conn, "--root", "/metrics-sequences"}
 	mustSeqid(t, append(append([]string{"create"}, root...), "--start", "10", "tickets")...)
 	p := startPersister(t, conn, t.TempDir(), "keeper", "--root", "/metrics-sequences", "--election", "/metrics-persist", "--metrics", "127.0.0.1:0")

@@ -18,10 +18,9 @@ import (
 // delete, by a client without them; the creator may do both.
 func TestACLRefusalIsErrNoAuth(t *testing.T) {
 	t.Parallel()
-	needServer(t)
 	const creds = "ann:secret"
 	access, _ := recoverable.Access(creds)
-	owner, err := recoverable.Connect([]string{servers[0]}, 4*time.Second, append(access, recoverable.WithLogger(zktest.Logger(t)))...)
+	owner, err := recoverable.Connect([]string{server(t)}, 4*time.Second, append(access, recoverable.WithLogger(zktest.Logger(t)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +35,7 @@ func TestACLRefusalIsErrNoAuth(t *testing.T) {
 	if err := mine.Create(ctx); err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := group.New(connect(t, servers[0], 4*time.Second), name)
+	theirs, err := group.New(connect(t, server(t), 4*time.Second), name)
 	if err != nil {
 		t.Fatal(err)
 	}

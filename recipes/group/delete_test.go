@@ -25,10 +25,10 @@ func hook(t *testing.T, f func(attempt int)) {
 // of its own session, as separate processes would hold them.
 func populated(t *testing.T) (*recoverable.RecoverableZookeeper, *group.Group) {
 	t.Helper()
-	admin := connect(t, servers[0], session)
+	admin := connect(t, server(t), session)
 	g := created(t, admin)
 	for _, name := range []string{"a", "b", "c"} {
-		join(t, newGroup(t, connect(t, servers[0], session)), name)
+		join(t, newGroup(t, connect(t, server(t), session)), name)
 	}
 	return admin, g
 }
@@ -39,9 +39,8 @@ func populated(t *testing.T) (*recoverable.RecoverableZookeeper, *group.Group) {
 func TestDeleteRetriesWhenAMemberJoins(t *testing.T) {
 	// Not parallel: the hook is the package's, and parallel tests wait
 	// until the others are done.
-	needServer(t)
 	admin, g := populated(t)
-	late := newGroup(t, connect(t, servers[0], session))
+	late := newGroup(t, connect(t, server(t), session))
 	attempts := 0
 	hook(t, func(attempt int) {
 		attempts = attempt
@@ -66,11 +65,10 @@ func TestDeleteRetriesWhenAMemberJoins(t *testing.T) {
 func TestDeleteRetriesWhenAMemberLeaves(t *testing.T) {
 	// Not parallel: the hook is the package's, and parallel tests wait
 	// until the others are done.
-	needServer(t)
-	admin := connect(t, servers[0], session)
+	admin := connect(t, server(t), session)
 	g := created(t, admin)
-	a := join(t, newGroup(t, connect(t, servers[0], session)), "a")
-	join(t, newGroup(t, connect(t, servers[0], session)), "b")
+	a := join(t, newGroup(t, connect(t, server(t), session)), "a")
+	join(t, newGroup(t, connect(t, server(t), session)), "b")
 	attempts := 0
 	hook(t, func(attempt int) {
 		attempts = attempt
@@ -94,9 +92,8 @@ func TestDeleteRetriesWhenAMemberLeaves(t *testing.T) {
 func TestDeleteGivesUpWhole(t *testing.T) {
 	// Not parallel: the hook is the package's, and parallel tests wait
 	// until the others are done.
-	needServer(t)
 	admin, g := populated(t)
-	joiner := newGroup(t, connect(t, servers[0], session))
+	joiner := newGroup(t, connect(t, server(t), session))
 	hook(t, func(attempt int) { join(t, joiner, fmt.Sprintf("j%02d", attempt)) })
 	_, err := g.Delete(bounded(t, 20*time.Second))
 	if !errors.Is(err, group.ErrBusy) {
@@ -118,7 +115,6 @@ func TestDeleteGivesUpWhole(t *testing.T) {
 // so and deletes nothing.
 func TestDeleteRefusesANestedGroup(t *testing.T) {
 	t.Parallel()
-	needServer(t)
 	admin, g := populated(t)
 	ctx := bounded(t, 10*time.Second)
 	for _, p := range []string{g.Path() + "/sub", g.Path() + "/sub/x"} {
@@ -140,7 +136,6 @@ func TestDeleteRefusesANestedGroup(t *testing.T) {
 // same reader catches the chapter's loop of deletes in the act.
 func TestDeleteIsNeverPartial(t *testing.T) {
 	t.Parallel()
-	needServer(t)
 	t.Run("multi", func(t *testing.T) {
 		admin, g := populated(t)
 		stop := churn(t, g)
@@ -161,7 +156,7 @@ func TestDeleteIsNeverPartial(t *testing.T) {
 	})
 	t.Run("chapter's loop", func(t *testing.T) {
 		// Plain ephemerals: a Member would put itself back at once.
-		admin := connect(t, servers[0], session)
+		admin := connect(t, server(t), session)
 		g := created(t, admin)
 		for _, name := range []string{"a", "b", "c"} {
 			if _, err := admin.CreateEphemeral(bounded(t, 5*time.Second), g.Path()+"/"+name, nil, zk.WorldACL(zk.PermAll)); err != nil {
@@ -194,8 +189,8 @@ func TestDeleteIsNeverPartial(t *testing.T) {
 // the readings that showed the group with one of a, b, c missing.
 func churn(t *testing.T, g *group.Group) (stop func() []string) {
 	t.Helper()
-	joinRZ := connect(t, servers[0], session)
-	readRZ := connect(t, servers[0], session)
+	joinRZ := connect(t, server(t), session)
+	readRZ := connect(t, server(t), session)
 	reader, err := group.New(readRZ, g.Path())
 	if err != nil {
 		t.Fatal(err)

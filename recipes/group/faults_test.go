@@ -14,11 +14,10 @@ import (
 // session, no rejoin. Readers never see it leave.
 func TestCutWithinSessionStaysMember(t *testing.T) {
 	t.Parallel()
-	needServer(t)
 	const s = 4 * time.Second // the client notices the cut after 2/3 s; the server waits s
-	admin := connect(t, servers[0], session)
+	admin := connect(t, server(t), session)
 	g := created(t, admin)
-	proxy := zktest.NewProxy(t, servers[0])
+	proxy := zktest.NewProxy(t, server(t))
 	m := join(t, newGroup(t, connect(t, proxy.Addr(), s)), "duck")
 	before := stat(t, admin, m.Path())
 
@@ -143,10 +142,9 @@ func TestLostCreateReplyThenExpiry(t *testing.T) {
 // the same session: it was not asked to leave.
 func TestDeletedMemberJoinsAgain(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	admin := connect(t, servers[0], session)
+	admin := connect(t, server(t), session)
 	g := created(t, admin)
-	m := join(t, newGroup(t, connect(t, servers[0], session)), "duck")
+	m := join(t, newGroup(t, connect(t, server(t), session)), "duck")
 	before := m.Status()
 	if err := admin.Delete(bounded(t, 5*time.Second), m.Path(), -1); err != nil {
 		t.Fatal(err)

@@ -19,8 +19,7 @@ const session = 2 * time.Second // zktest's tickTime is 200 ms
 // result checked against what ZooKeeper holds.
 func TestCreateJoinListDelete(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	rz := connect(t, servers[0], session)
+	rz := connect(t, server(t), session)
 	g := newGroup(t, rz)
 	if _, err := g.List(bounded(t, 5*time.Second)); !errors.Is(err, group.ErrNoGroup) {
 		t.Fatalf("List before Create = %v, want ErrNoGroup", err)
@@ -41,7 +40,7 @@ func TestCreateJoinListDelete(t *testing.T) {
 	// Each member on a session of its own, as separate processes.
 	var ms []*group.Member
 	for _, name := range []string{"goat", "duck", "cow"} {
-		m := join(t, newGroup(t, connect(t, servers[0], session)), name)
+		m := join(t, newGroup(t, connect(t, server(t), session)), name)
 		if st := stat(t, rz, m.Path()); st == nil || st.EphemeralOwner != m.Status().Session {
 			t.Fatalf("%s: znode %+v, want an ephemeral of session 0x%x", name, st, m.Status().Session)
 		}
@@ -89,8 +88,7 @@ func TestCreateJoinListDelete(t *testing.T) {
 // nothing; Join of a missing group says so.
 func TestMissingParentAndGroup(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	rz := connect(t, servers[0], session)
+	rz := connect(t, server(t), session)
 	g, err := group.New(rz, groupName(t)+"/apps/zoo")
 	if err != nil {
 		t.Fatal(err)
@@ -111,10 +109,9 @@ func TestMissingParentAndGroup(t *testing.T) {
 // it is.
 func TestJoinTakenByAnotherSession(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	g := created(t, connect(t, servers[0], session))
-	first := join(t, newGroup(t, connect(t, servers[0], session)), "duck")
-	_, err := newGroup(t, connect(t, servers[0], session)).Join(bounded(t, 5*time.Second), "duck")
+	g := created(t, connect(t, server(t), session))
+	first := join(t, newGroup(t, connect(t, server(t), session)), "duck")
+	_, err := newGroup(t, connect(t, server(t), session)).Join(bounded(t, 5*time.Second), "duck")
 	want := fmt.Sprintf("duck is already a member (session 0x%x)", first.Status().Session)
 	if !errors.Is(err, group.ErrMemberTaken) || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("second Join = %v, want ErrMemberTaken ending %q", err, want)
@@ -132,14 +129,13 @@ func TestJoinTakenByAnotherSession(t *testing.T) {
 // Join says so at once instead of trying again for as long as it is wanted.
 func TestJoinUnderAnEphemeralZnodeFailsAtOnce(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	rz := connect(t, servers[0], session)
+	rz := connect(t, server(t), session)
 	if _, err := rz.CreateEphemeral(bounded(t, 5*time.Second), groupName(t), nil, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
 	ctx := bounded(t, 10*time.Second)
 	start := time.Now()
-	_, err := newGroup(t, connect(t, servers[0], session)).Join(ctx, "duck")
+	_, err := newGroup(t, connect(t, server(t), session)).Join(ctx, "duck")
 	if !errors.Is(err, zk.ErrNoChildrenForEphemerals) || ctx.Err() != nil {
 		t.Fatalf("Join under an ephemeral znode = %v after %v, want NoChildrenForEphemerals at once", err, time.Since(start))
 	}

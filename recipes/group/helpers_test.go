@@ -13,11 +13,9 @@ import (
 	"zkspeaker/recoverable"
 )
 
-// needServer skips a test under -short, which starts no ZooKeeper.
-func needServer(t *testing.T) {
-	t.Helper()
-	zktest.SkipShort(t)
-}
+// server is the package's shared server (zktest.Shared): under -short, a
+// test that needs it skips there.
+func server(t *testing.T) string { return zktest.Shared(t).Server(0) }
 
 // connect opens a session on addr, closed when the test ends.
 func connect(t *testing.T, addr string, timeout time.Duration) *recoverable.RecoverableZookeeper {
@@ -155,9 +153,8 @@ func waitExpired(t *testing.T, admin, rz *recoverable.RecoverableZookeeper) func
 // whose every byte goes through a fault proxy.
 func proxied(t *testing.T, timeout time.Duration) (admin *recoverable.RecoverableZookeeper, g *group.Group, proxy *zktest.Proxy, rz *recoverable.RecoverableZookeeper) {
 	t.Helper()
-	needServer(t)
-	admin = connect(t, servers[0], session)
+	admin = connect(t, server(t), session)
 	g = created(t, admin)
-	proxy = zktest.NewProxy(t, servers[0])
+	proxy = zktest.NewProxy(t, server(t))
 	return admin, g, proxy, connect(t, proxy.Addr(), timeout)
 }

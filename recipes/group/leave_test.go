@@ -31,7 +31,7 @@ func TestLeaveAfterExpirySparesAnotherProcesssMember(t *testing.T) {
 	proxy.Cut()
 	release()
 	expired()
-	other := join(t, newGroup(t, connect(t, servers[0], session)), "duck")
+	other := join(t, newGroup(t, connect(t, server(t), session)), "duck")
 	theirs := stat(t, admin, other.Path())
 	proxy.Heal()
 

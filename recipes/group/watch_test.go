@@ -43,9 +43,9 @@ func TestWatchFollowsTheGroup(t *testing.T) {
 	}
 	next("the first reading", func(ch group.Change) bool { return ch.First && len(ch.Members) == 0 })
 
-	duck := join(t, newGroup(t, connect(t, servers[0], session)), "duck")
+	duck := join(t, newGroup(t, connect(t, server(t), session)), "duck")
 	next("duck joins", is([]string{"duck"}, nil, "duck"))
-	cow := join(t, newGroup(t, connect(t, servers[0], session)), "cow")
+	cow := join(t, newGroup(t, connect(t, server(t), session)), "cow")
 	next("cow joins", is([]string{"cow"}, nil, "cow", "duck"))
 	if err := duck.Leave(bounded(t, 5*time.Second)); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestWatchFollowsTheGroup(t *testing.T) {
 	next("duck leaves", is(nil, []string{"duck"}, "cow"))
 
 	// A reset: goat joins while the watcher is away, on the same session.
-	goat := newGroup(t, connect(t, servers[0], session)) // quick, lest the reset outlast the session
+	goat := newGroup(t, connect(t, server(t), session)) // quick, lest the reset outlast the session
 	proxy.Reset()
 	join(t, goat, "goat")
 	proxy.Restore()
@@ -98,8 +98,7 @@ func TestWatchFollowsTheGroup(t *testing.T) {
 // Watching a group that does not exist ends at once with ErrNoGroup.
 func TestWatchMissingGroup(t *testing.T) {
 	t.Parallel()
-	needServer(t)
-	w := newGroup(t, connect(t, servers[0], session)).Watch()
+	w := newGroup(t, connect(t, server(t), session)).Watch()
 	defer w.Close()
 	select {
 	case ch, ok := <-w.Changes():
@@ -118,7 +117,7 @@ func TestWatchMissingGroup(t *testing.T) {
 // says why: here Close, which is no fault.
 func TestWatcherDoneClosesWithChanges(t *testing.T) {
 	t.Parallel()
-	w := newGroup(t, connect(t, servers[0], 4*time.Second)).Watch()
+	w := newGroup(t, connect(t, server(t), 4*time.Second)).Watch()
 	select {
 	case <-w.Done():
 		t.Fatal("Done closed before the Watcher ended")

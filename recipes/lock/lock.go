@@ -7,6 +7,9 @@
 // A lock and a leader election are the same recipe: the holder is the
 // leader. So a Lock is a nodemonitor candidate whose listener, instead of
 // speaking, says "held" and "lost".
+//
+// A Lock is the write lock of a shared lock: with Shared, it is a read
+// lock on the same path instead, and readers hold together (rule.go).
 package lock
 
 import (

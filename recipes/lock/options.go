@@ -6,10 +6,11 @@ import "zkspeaker/nodemonitor"
 type Option func(*options)
 
 // options are a Lock's settings; the lock's path is New's argument, and
-// the watch is always on the predecessor: a lock has no herd. The ACL of
+// the watch is always on one contender: a lock has no herd. The ACL of
 // its znodes and its logger are the session's (see New).
 type options struct {
 	policy nodemonitor.Policy
+	shared bool
 }
 
 // WithPolicy chooses what a holder does when its connection is lost: under
@@ -18,7 +19,19 @@ type options struct {
 // may live, and Epoch is 0, since nothing is confirmed.
 func WithPolicy(p nodemonitor.Policy) Option { return func(o *options) { o.policy = p } }
 
+// Shared makes the Lock a read lock: readers on one path hold together,
+// and a writer, a Lock made without Shared, holds alone. A reader waits
+// only for the writers ahead of it in line, a writer for everyone ahead,
+// so a writer in line holds off the readers that come after it. Lost,
+// Observe, Done, Err and Epoch work as for the write lock.
+func Shared() Option { return func(o *options) { o.shared = true } }
+
 // monitorOptions are the election's options for path and o.
 func (o options) monitorOptions(path string) []nodemonitor.Option {
-	return []nodemonitor.Option{nodemonitor.WithPath(path), nodemonitor.WithWatch(nodemonitor.WatchPredecessor), nodemonitor.WithPolicy(o.policy)}
+	var rule nodemonitor.Rule = writer{}
+	if o.shared {
+		rule = reader{}
+	}
+	return []nodemonitor.Option{nodemonitor.WithPath(path), nodemonitor.WithWatch(nodemonitor.WatchPredecessor),
+		nodemonitor.WithPolicy(o.policy), nodemonitor.WithRule(rule)}
 }

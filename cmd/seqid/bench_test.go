@@ -19,7 +19,7 @@ import (
 func TestBenchRuns(t *testing.T) {
 	t.Parallel()
 	out := mustSeqid(t, "bench", "--servers", server(t), "--workers", "1,3", "--goroutines", "8", "--batch", "1,10",
-		"--backoff", "none,5ms-200ms", "--warmup", "300ms", "--duration", "100ms", "--repeat", "2", "--json")
+		"--backoff", "none,5ms-200ms", "--warmup", "300ms", "--duration", "200ms", "--repeat", "2", "--json")
 	type row struct {
 		Mode       string  `json:"mode"`
 		Backoff    string  `json:"backoff"`

@@ -16,6 +16,7 @@ import (
 
 	"zkspeaker/cmd/speaker/internal/chaos"
 	"zkspeaker/cmd/speaker/internal/chaos/lock"
+	"zkspeaker/cmd/speaker/internal/chaos/program"
 	_ "zkspeaker/cmd/speaker/internal/chaos/recipes" // every recipe's soak
 	"zkspeaker/internal/cmdline"
 )
@@ -25,6 +26,7 @@ func chaosCommand() *cli.Command {
 		Name:  "chaos",
 		Usage: "a seeded soak: speakers (or, with --recipe, another program's processes) on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cmd", Usage: "run a program of yours in place of the speaker: its command line, with {servers}, {name} and {out}, and {path} and {session} if it takes them (docs/chaos.md, the contract)"},
 			&cli.StringFlag{Name: "recipe", Value: chaos.DefaultRecipe(), Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (docs/chaos.md)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
@@ -44,6 +46,12 @@ func chaosCommand() *cli.Command {
 func parseChaos(c *cli.Context) (chaos.Config, error) {
 	cfg := chaos.Config{Recipe: c.String("recipe"), Seed: c.Int64("seed"), Speakers: c.Int("speakers"), Election: c.String("election"),
 		Policy: c.String("policy"), Fence: c.Bool("fence"), Servers: c.Int("servers"), Dir: c.String("dir")}
+	if c.IsSet("cmd") {
+		if c.IsSet("recipe") && cfg.Recipe != program.Name {
+			return cfg, badFlag("cmd", "runs a program of yours in place of ours, and --recipe %s runs ours: give one of them", cfg.Recipe)
+		}
+		cfg.Recipe, cfg.Cmd = program.Name, c.String("cmd")
+	}
 	var err error
 	if cfg.Duration, err = positiveDuration(c, "duration"); err != nil {
 		return cfg, err

@@ -59,6 +59,13 @@ type Input struct {
 	// Record is what the recipe's soak recorded for its own checker
 	// besides the out file (Running.Record); nil for none.
 	Record any
+	// Cmd is the command line of the program under test when it is the
+	// user's (Config.Cmd): the report names it.
+	Cmd string
+	// Blind says why the soak could not find the processes' znodes
+	// (Layout.Unknown), "" when it could: the report says what it left
+	// out.
+	Blind string
 }
 
 // Report is the checker's verdict on a soak: what happened, and every
@@ -102,6 +109,9 @@ type Report struct {
 	// Own are the findings of the recipe's own checker, in the summary's
 	// order, when it has one: then overlaps are not looked for.
 	Own []Section
+	// Cmd and Blind are Input's: the program of the user's under test,
+	// and why its znodes could not be found.
+	Cmd, Blind string
 }
 
 // Section is one class of a recipe's own findings.
@@ -156,6 +166,8 @@ func Check(in Input) (Report, error) {
 		Overlaps: classifyOverlaps(in, tl.Overlaps()),
 		Stalls:   findStalls(in, times),
 		Leaks:    in.Leftover,
+		Cmd:      in.Cmd,
+		Blind:    in.Blind,
 
 		TornLines:    anomalies(tl, speaker.AnomalyTornLine),
 		CounterJumps: anomalies(tl, speaker.AnomalyCounterJump),

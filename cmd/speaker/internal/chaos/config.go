@@ -16,6 +16,9 @@ type Config struct {
 	// Recipe is the program under test, one of Recipes; "" is
 	// DefaultRecipe.
 	Recipe string
+	// Cmd is the command line of a program of the user's, for a recipe
+	// that runs one (Recipe.Program): what --cmd gives.
+	Cmd string
 	// Seed makes the faults, their targets, durations and moments
 	// reproducible: the same seed draws the same plan.
 	Seed int64
@@ -106,6 +109,16 @@ func (c *Config) check() error {
 		return fmt.Errorf("%w: the timings must not be negative", ErrConfig)
 	case c.Speaker == "" || c.Dir == "":
 		return fmt.Errorf("%w: the speaker binary and the output folder are needed", ErrConfig)
+	case c.Cmd != "" && c.recipe().Program == nil:
+		return fmt.Errorf("%w: --cmd runs a program of yours in place of ours, and --recipe %s runs ours: give one of them", ErrConfig, c.Recipe)
+	}
+	if own := c.recipe().Check; own != nil {
+		if err := own(c); err != nil {
+			return err
+		}
+	}
+	if err := c.checkBlind(); err != nil {
+		return err
 	}
 	if err := c.checkBinaries(); err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,9 +33,12 @@ type speakerProc struct {
 	endedBy syscall.Signal // what ended it, if a signal did
 	halted  bool           // stopped by the soak: not started again on its own (respawn)
 	started int            // the pid of the process started last
-	sink    LineSink       // where its stdout goes, line by line; nil: into its log
-	lives   []Span         // when each of its processes ran
-	printed chan struct{}  // closed at its first line on stdout, when it has a sink
+	// connsAtStart is how many connections its proxies had accepted when
+	// it was started last.
+	connsAtStart int
+	sink         LineSink      // where its stdout goes, line by line; nil: into its log
+	lives        []Span        // when each of its processes ran
+	printed      chan struct{} // closed at its first line on stdout, when it has a sink
 
 	respawning sync.WaitGroup
 }
@@ -74,35 +76,9 @@ func (s *speakerProc) run(respawn bool) error {
 	}
 	defer close(ready)
 	s.mu.Lock()
-	printed := s.printed
+	printed, conns := s.printed, s.connsAtStart
 	s.mu.Unlock()
-	return s.awaitStarted(logPath, from, exited, printed)
-}
-
-// startLimit bounds the wait for a speaker to say it started.
-const startLimit = 20 * time.Second
-
-// awaitStarted waits until the log, past offset from, says the process
-// started, or it printed its first line (printed), or it ended (the soak
-// reports how), or startLimit.
-func (s *speakerProc) awaitStarted(logPath string, from int64, exited, printed <-chan struct{}) error {
-	deadline := time.Now().Add(startLimit)
-	for {
-		if data, err := os.ReadFile(logPath); err == nil && int64(len(data)) > from &&
-			strings.Contains(string(data[from:]), s.cfg.startedLine(s.name)) {
-			return nil
-		}
-		select {
-		case <-exited:
-			return nil
-		case <-printed:
-			return nil
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("chaos: %s did not say it started within %v", s.name, startLimit)
-		}
-	}
+	return s.awaitStarted(logPath, from, conns, exited, printed)
 }
 
 // launch starts the process and returns the channel closed when it has
@@ -140,6 +116,8 @@ func (s *speakerProc) launch(logPath string, respawn bool) (exitedC <-chan struc
 	}
 	// Its own process group, and killed with us: no process outlives a soak.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Counted before it starts: it may connect before Start returns.
+	s.connsAtStart = s.conns()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		if ids != nil {

@@ -33,6 +33,9 @@ type operator struct {
 	// members says the children are the processes' own, each of them ours,
 	// rather than election candidates among other znodes.
 	members bool
+	// anyNames says the children are a program's of its own naming, in
+	// line by their sequence numbers (Layout.AnyNames).
+	anyNames bool
 
 	mu sync.Mutex
 	zk *recoverable.RecoverableZookeeper
@@ -216,6 +219,9 @@ func (o *operator) electedName() string {
 // ours lists the znodes among children that the soak's processes made,
 // first to go first: candidates in line order, or members by name.
 func (o *operator) ours(children []string) []string {
+	if o.anyNames {
+		return bySequence(children)
+	}
 	if o.members {
 		out := slices.Clone(children)
 		slices.Sort(out)

@@ -2,10 +2,7 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -17,9 +14,9 @@ import (
 // words its report speaks. Each stands as --speakers processes or more,
 // each behind fault proxies of its own; its record goes to the one
 // out.txt in the speaker's line format, so that one checker serves all.
-// Name, Path, Slots, Argv and Started are needed to run a soak; a nil
-// hook among the others means the election's way: processes judged by
-// their overlaps, in the election's words.
+// Name, Path, Slots and Argv are needed to run a soak; a nil hook among
+// the others means the election's way: processes judged by their
+// overlaps, in the election's words.
 type Recipe struct {
 	// Name is the value of Config.Recipe and --recipe.
 	Name string
@@ -51,8 +48,18 @@ type Recipe struct {
 	// start to the next.
 	Argv func(c *Config, name, servers string, rng *rand.Rand, life int) []string
 	// Started is what the process called name logs once it handles
-	// SIGTERM.
+	// SIGTERM; nil for a program whose log the soak cannot read: it has
+	// started once it connects to ZooKeeper through one of its proxies.
 	Started func(name string) string
+	// Program is the program its processes run when it is none of ours
+	// (Command): a program of the user's (Config.Cmd), as exec finds it.
+	Program func(c *Config) string
+	// Check refuses a Config the recipe cannot run, in one line that
+	// names the flag, before anything is created.
+	Check func(c *Config) error
+	// Layout says what the soak knows of the znodes of a program it did
+	// not write; nil for our own.
+	Layout func(c *Config) Layout
 	// Respawns says whether the process called name starts again when it
 	// ends on its own.
 	Respawns func(name string) bool
@@ -159,92 +166,4 @@ func recipeNamed(name string) Recipe {
 		}
 	}
 	return Recipe{Name: name, Words: ElectionWords}
-}
-
-// recipe is the Config's recipe.
-func (c *Config) recipe() Recipe { return recipeNamed(c.Recipe) }
-
-// validRecipe reports whether r is one of Recipes.
-func validRecipe(r string) bool { return slices.Contains(Recipes(), r) }
-
-// processNoun names the recipe's processes, for the progress lines.
-func (c *Config) processNoun() string {
-	if n := c.recipe().Noun; n != "" {
-		return n
-	}
-	return "speakers"
-}
-
-// binary returns the program the soak's processes run.
-func (c *Config) binary() string {
-	if cmd := c.recipe().Command; cmd != "" {
-		return filepath.Join(filepath.Dir(c.Speaker), cmd)
-	}
-	return c.Speaker
-}
-
-// checkBinaries refuses a soak whose program is not beside the speaker.
-func (c *Config) checkBinaries() error {
-	if _, err := os.Stat(c.binary()); err != nil {
-		return fmt.Errorf("%w: --recipe %s runs %s, which is not there: run make build, or copy all of bin/", ErrConfig, c.Recipe, c.binary())
-	}
-	return nil
-}
-
-// argv is the command line of the process called name, whose servers are
-// addrs (its proxies), in its life'th run.
-func (c *Config) argv(name string, addrs []string, rng *rand.Rand, life int) []string {
-	return c.recipe().Argv(c, name, joinAddrs(addrs), rng, life)
-}
-
-// startedLine is what the process called name logs once it handles
-// SIGTERM.
-func (c *Config) startedLine(name string) string { return c.recipe().Started(name) }
-
-// respawns says whether the process called name is started again when it
-// ends on its own.
-func (c *Config) respawns(name string) bool {
-	r := c.recipe().Respawns
-	return r != nil && r(name)
-}
-
-// goodStatus says whether an exit status after SIGTERM is a graceful one.
-func (c *Config) goodStatus(name string, status int) bool {
-	g := c.recipe().GoodStatus
-	return status == 0 || g != nil && g(name, status)
-}
-
-// weights is how often each kind is drawn in this recipe's soak.
-func (c *Config) weights() [numKinds]int {
-	w := weights
-	for k, n := range c.recipe().Weights {
-		w[k] = n
-	}
-	return w
-}
-
-// stallBound is how long after the faults heal the recipe must be heard
-// from again, when it differs from the session + tick + interval + slack
-// (0).
-func (c *Config) stallBound() time.Duration {
-	if b := c.recipe().StallBound; b != nil {
-		return b(c)
-	}
-	return 0
-}
-
-// words are the recipe's own names, for its report, progress lines and
-// picture.
-func (c *Config) words() Words { return c.recipe().Words }
-
-// slotNames are the names of the soak's processes, in start order.
-func (c *Config) slotNames() []string { return c.recipe().Slots(c) }
-
-// Numbered names n processes prefix1, prefix2…: the slots of a recipe.
-func Numbered(prefix string, n int) []string {
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", prefix, i+1)
-	}
-	return names
 }

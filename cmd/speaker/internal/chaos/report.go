@@ -19,6 +19,9 @@ const clock = "15:04:05.000"
 func (r Report) Write(w io.Writer) {
 	rc := recipeNamed(r.Recipe)
 	words := rc.Words
+	if r.Cmd != "" {
+		fmt.Fprintf(w, "program under test: %s\n", r.Cmd)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "fault\tn\t"+strings.Join(words.Columns, "\t"))
 	for _, k := range r.Kinds {
@@ -27,6 +30,9 @@ func (r Report) Write(w io.Writer) {
 	tw.Flush()
 	for _, l := range words.Key {
 		fmt.Fprintln(w, l)
+	}
+	if note := blindNote(r.Blind); note != "" {
+		fmt.Fprintln(w, note)
 	}
 	fmt.Fprintln(w)
 
@@ -48,9 +54,12 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s to %s, %s past the bound; faults around it: %s\n",
 			words.Silence, at(s.From), at(s.To), s.Over.Round(time.Millisecond), faultList(words, s.Faults))
 	}
-	if rc.NoLeaks && rc.Checker != nil {
+	switch {
+	case r.Blind != "":
+		fmt.Fprintln(w, "leaks: not looked for (the soak cannot find the program's znodes)")
+	case rc.NoLeaks && rc.Checker != nil:
 		fmt.Fprintln(w, rc.Checker.NoLeaks)
-	} else {
+	default:
 		fmt.Fprintf(w, "leaks: %s\n", count(len(r.Leaks)))
 	}
 	for _, l := range r.Leaks {

@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if s.op, err = newOperator(s.ens.Addrs, cfg.electionPath(), out); err != nil {
 		return Report{}, err
 	}
-	s.op.leaderByZnode, s.op.members = cfg.recipe().ByZnode, cfg.recipe().Members
+	s.op.leaderByZnode, s.op.members, s.op.anyNames = cfg.recipe().ByZnode, cfg.recipe().Members, cfg.layout().AnyNames
 	defer s.op.close()
 	defer func() {
 		for _, sp := range s.speakers {
@@ -93,7 +93,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 func (s *soak) check(ctx context.Context, out string) (Report, error) {
 	cfg := s.cfg
 	var left []string
-	if !cfg.recipe().NoLeaks {
+	blind := cfg.layout().Unknown
+	if !cfg.recipe().NoLeaks && blind == "" {
 		var err error
 		if left, err = s.op.leftovers(ctx, cfg.Election == "sequential", cfg.Session+time.Second); err != nil {
 			return Report{}, fmt.Errorf("chaos: look for leftover znodes: %w", err)
@@ -107,7 +108,7 @@ func (s *soak) check(ctx context.Context, out string) (Report, error) {
 	in := Input{Out: data, Faults: s.faults, Exits: s.exits, Leftover: left, Recipe: cfg.Recipe,
 		Session: cfg.Session, Tick: cfg.Tick, Interval: cfg.Interval, Slack: Slack,
 		Fence: cfg.Fence, Policy: cfg.Policy, Start: s.began, End: s.ended, GoodStatus: cfg.goodStatus,
-		Bound: cfg.stallBound()}
+		Bound: cfg.stallBound(), Cmd: cfg.Cmd, Blind: blind}
 	if s.running.Record != nil {
 		in.Record = s.running.Record()
 	}

@@ -8,10 +8,11 @@ import (
 	"zkspeaker/cmd/speaker/internal/chaos/config"
 	"zkspeaker/cmd/speaker/internal/chaos/group"
 	"zkspeaker/cmd/speaker/internal/chaos/lock"
+	"zkspeaker/cmd/speaker/internal/chaos/program"
 	"zkspeaker/cmd/speaker/internal/chaos/seqid"
 	"zkspeaker/cmd/speaker/internal/chaos/speaker"
 )
 
 func init() {
-	chaos.Register(speaker.Recipe, lock.Recipe, group.Recipe, config.Recipe, seqid.Recipe)
+	chaos.Register(speaker.Recipe, lock.Recipe, group.Recipe, config.Recipe, seqid.Recipe, program.Recipe)
 }

@@ -178,6 +178,15 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "faults", args: []string{"--faults", "kill,meteor"}, sub: "chaos"},
 		{flag: "faults", args: []string{"--faults", "quorum-loss", "--servers", "1"}, sub: "chaos"},
 		{flag: "dir", args: []string{"--dir", dir}, sub: "chaos"}, // not empty
+		// A program of the user's (--cmd) whose template cannot run.
+		{flag: "cmd", args: []string{"--cmd", ""}, sub: "chaos"},
+		{flag: "cmd", args: []string{"--cmd", "python3 s.py --name {name} --out {out}"}, sub: "chaos"}, // no {servers}
+		{flag: "cmd", args: []string{"--cmd", "python3 s.py {servers} {name}"}, sub: "chaos"},         // no {out}
+		{flag: "cmd", args: []string{"--cmd", "python3 s.py {servers} {name} {out} {leader}"}, sub: "chaos"},
+		{flag: "cmd", args: []string{"--cmd", "python3 's.py {servers} {name} {out}"}, sub: "chaos"},
+		{flag: "cmd", args: []string{"--cmd", "no-such-program {servers} {name} {out}"}, sub: "chaos"},
+		{flag: "cmd", args: []string{"--cmd", "sh {servers} {name} {out}", "--recipe", "lock"}, sub: "chaos"},
+		{flag: "faults", args: []string{"--cmd", "sh {servers} {name} {out}", "--faults", "delete-leader"}, sub: "chaos"},
 		// A folder is no out file, and checking it must not create it.
 		{flag: "out", args: []string{"--out", filepath.Join(dir, "fo") + "/"}},
 		{flag: "out", args: []string{"--out", dir + "/new/.."}},

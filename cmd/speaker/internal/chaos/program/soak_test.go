@@ -1,0 +1,77 @@
+package program
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/cmd/speaker/internal/chaos"
+	"zkspeaker/cmd/speaker/internal/chaos/chaostest"
+	"zkspeaker/internal/testkit/sabotage"
+)
+
+// TestMain registers the recipe, and fails the package when its tests
+// leave a goroutine running.
+func TestMain(m *testing.M) { chaostest.Main(m, Recipe) }
+
+// This project's speaker, run through a template as anyone's program is,
+// passes a soak of every kind of fault under at-most-one: the contract
+// the soak holds a program to is one the speaker meets. Told {path}, it
+// is drawn the operator's deletes too, which find its znodes by their
+// sequence numbers.
+func TestSoakRunsTheSpeakerThroughATemplate(t *testing.T) {
+	t.Parallel()
+	speaker := chaostest.Build(t, nil)
+	cmd := fmt.Sprintf("'%s' --servers {servers} --name {name} --out {out} --path {path} --session-timeout {session}", speaker)
+	cfg := chaos.Config{Recipe: Name, Cmd: cmd, Seed: 12, Duration: 10 * time.Second, Speakers: 3, Policy: "at-most-one",
+		Servers: 1, Speaker: speaker}
+	chaostest.MustPass(t, cfg, func(rep chaos.Report) string {
+		faults := 0
+		for _, k := range rep.Kinds {
+			faults += k.N
+		}
+		switch {
+		case faults < 5:
+			return fmt.Sprintf("%d faults in %v, want at least 5", faults, cfg.Duration)
+		case rep.Cmd != cmd || rep.Blind != "":
+			return fmt.Sprintf("the report names %q and is blind for %q; want %q, and the znodes found", rep.Cmd, rep.Blind, cmd)
+		case len(rep.Writers) < 2:
+			return fmt.Sprintf("writers %v: no handover was tested", rep.Writers)
+		}
+		return ""
+	})
+}
+
+// A student's speaker that writes its first line before it checks that
+// it is first in line (testdata/eagerspeaker) fails, with each overlap
+// named and unexplained. Not told {path}, it is drawn none of the faults
+// aimed at znodes, and the report says so.
+func TestSoakFailsASpeakerThatWritesBeforeItChecks(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: the soak runs real ZooKeeper servers")
+	}
+	dir, err := sabotage.Built(nil, "./testdata/eagerspeaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := fmt.Sprintf("'%s' --zk {servers} --name {name} --out {out} --session {session}", filepath.Join(dir, "eagerspeaker"))
+	cfg := chaos.Config{Recipe: Name, Cmd: cmd, Seed: 3, Duration: 6 * time.Second, Speakers: 3, Policy: "at-most-one",
+		Servers: 1, Speaker: chaostest.Build(t, nil)}
+	rep, summary := chaostest.RunSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	if rep.Pass() || chaostest.Unexplained(rep) == 0 || !slices.Contains(rep.Failures(), "unexplained overlaps") {
+		t.Errorf("the eager speaker passed, or failed for something else (%v): the checker cannot catch a write before the check", rep.Failures())
+	}
+	if !strings.Contains(summary, "UNEXPLAINED: ") || !strings.Contains(summary, "left out: delete-leader, delete-path, lost-create") {
+		t.Errorf("the summary does not name the overlaps, or what it left out")
+	}
+	for _, k := range rep.Kinds {
+		if slices.Contains(chaos.Blind, k.Kind) && k.N > 0 {
+			t.Errorf("%d %v drawn for a program whose znodes the soak cannot find", k.N, k.Kind)
+		}
+	}
+}

@@ -38,7 +38,11 @@ func runLock(c *cli.Context) error {
 	}
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
-	lk := lock.New(rz, s.path, s.name, lock.WithPolicy(s.policy))
+	opts := []lock.Option{lock.WithPolicy(s.policy)}
+	if s.shared {
+		opts = append(opts, lock.Shared())
+	}
+	lk := lock.New(rz, s.path, s.name, opts...)
 	release := sync.OnceFunc(func() { unlock(lk, rz, log) })
 	defer release() // on the way out early
 	// The metrics last until zklock returns, not until the signal: during
@@ -47,7 +51,7 @@ func runLock(c *cli.Context) error {
 	defer endLife()
 	registerLock(life, ms, rz, lk)
 	defer ms.Serve(life)()
-	log.Info("waiting for the lock", "path", s.path)
+	log.Info("waiting for the lock", "path", s.path, "mode", s.mode())
 	if err := lk.Lock(ctx); err != nil {
 		if ctx.Err() != nil {
 			return cli.Exit("zklock: interrupted while waiting for the lock", 130)

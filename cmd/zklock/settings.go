@@ -22,6 +22,7 @@ type settings struct {
 	path    string
 	name    string
 	policy  nodemonitor.Policy
+	shared  bool // --shared: a read lock
 	grace   time.Duration
 	argv    []string
 	metrics string // --metrics, "" when off
@@ -30,7 +31,7 @@ type settings struct {
 // parse checks every flag and CMD before anything talks to ZooKeeper: bad
 // input is one line naming the flag, and nothing is created.
 func parse(c *cli.Context) (settings, error) {
-	s := settings{path: c.String("path"), name: c.String("name"), argv: c.Args().Slice()}
+	s := settings{path: c.String("path"), name: c.String("name"), shared: c.Bool("shared"), argv: c.Args().Slice()}
 	var err error
 	if len(s.argv) == 0 {
 		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
@@ -69,4 +70,13 @@ func parse(c *cli.Context) (settings, error) {
 		return s, cmdline.Usage("CMD: %v", err)
 	}
 	return s, nil
+}
+
+// mode names the lock zklock takes, as its log lines say it: "read" with
+// --shared, "write" without.
+func (s settings) mode() string {
+	if s.shared {
+		return "read"
+	}
+	return "write"
 }

@@ -31,6 +31,7 @@ func counterFixture(t *testing.T, name string, block int64) (*fixture, *recovera
 	if err := sequence.Create(ctx, admin, name, 1, f.opts...); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = sequence.Delete(context.Background(), admin, name, f.opts...) }) // the server is shared
 	return f, admin
 }
 
@@ -170,6 +171,7 @@ func TestASequenceWithNoModeIsCompareAndSet(t *testing.T) {
 	if err := admin.EnsurePath(ctx, root, admin.ACL()); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = sequence.Delete(context.Background(), admin, "old", opts...) }) // the server is shared
 	// As the sequence's znode and marker were written before.
 	old := `{"next":5,"limit":5,"incarnation":"00112233aabbccdd","recent":["0123456789abcdef"]}`
 	if _, err := admin.Conn().Create(root+"/old", []byte(old), 0, admin.ACL()); err != nil {

@@ -131,6 +131,7 @@ func TestTheCounterIsMadeAnewBeforeItsVersionWraps(t *testing.T) {
 	if err := Create(ctx, admin, "wrap", 1, opts...); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = Delete(context.Background(), admin, "wrap", opts...) }) // the server is shared
 	p, err := NewPersister(ctx, zktest.Connect(t, cluster.Servers(), 4*time.Second), tempStore(t), opts...)
 	if err != nil {
 		t.Fatal(err)

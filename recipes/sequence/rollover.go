@@ -60,6 +60,9 @@ func (t *term) rollover(ctx context.Context, name, p string, st state, ver int32
 	if _, err := t.p.store.Raise(ctx, name, Reservation{to, fresh.Incarnation, st.Mode}); err != nil {
 		return err
 	}
+	// As raise says it: every reservation is logged once durable, before
+	// ZooKeeper lets an ID below it be handed out.
+	t.p.log.Debug("stored a reservation; now making the znode anew", "sequence", name, "stored", to)
 	res, err := t.p.rz.Multi(ctx,
 		&zk.CheckVersionRequest{Path: t.node, Version: -1},
 		&zk.DeleteRequest{Path: st.marker(p), Version: -1},

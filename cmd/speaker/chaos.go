@@ -32,7 +32,7 @@ func chaosCommand() *cli.Command {
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
 			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (contenders, members, updaters, workers)"},
 			electionFlag(),
-			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy: at-most-one or at-least-one"},
+			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy, or the one a --cmd program declares (which overlaps it may show): at-most-one or at-least-one"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},
 			&cli.StringFlag{Name: "faults", Usage: "only these fault kinds, comma-separated (default: all of " + strings.Join(chaosKindNames(), ", ") + "; a recipe's own name for delete-leader, such as delete-member, works too)"},
 			&cli.IntFlag{Name: "servers", Value: 3, Usage: "ZooKeeper servers to start: 1 (standalone) or 3 (an ensemble)"},

@@ -181,7 +181,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		// A program of the user's (--cmd) whose template cannot run.
 		{flag: "cmd", args: []string{"--cmd", ""}, sub: "chaos"},
 		{flag: "cmd", args: []string{"--cmd", "python3 s.py --name {name} --out {out}"}, sub: "chaos"}, // no {servers}
-		{flag: "cmd", args: []string{"--cmd", "python3 s.py {servers} {name}"}, sub: "chaos"},         // no {out}
+		{flag: "cmd", args: []string{"--cmd", "python3 s.py {servers} {name}"}, sub: "chaos"},          // no {out}
 		{flag: "cmd", args: []string{"--cmd", "python3 s.py {servers} {name} {out} {leader}"}, sub: "chaos"},
 		{flag: "cmd", args: []string{"--cmd", "python3 's.py {servers} {name} {out}"}, sub: "chaos"},
 		{flag: "cmd", args: []string{"--cmd", "no-such-program {servers} {name} {out}"}, sub: "chaos"},

@@ -39,6 +39,7 @@ func newApp() *cli.App {
 			cmdline.ServersFlag(),
 			&cli.StringFlag{Name: "path", Value: "/lock", Usage: "the lock's znode; contenders queue under it"},
 			&cli.BoolFlag{Name: "shared", Usage: "take a read lock (flock -s; here -s is --servers): holders with --shared hold together, and a zklock without it takes the write lock and holds alone"},
+			&cli.StringFlag{Name: "leases", Usage: "a semaphore: at most `N` holders at once, each holding as the lock is held; the path records N, and every contender on it must give the same"},
 			&cli.StringFlag{Name: "name", Usage: "who waits, as stored in our znode (default: host:pid)"},
 			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; a dead holder's lock passes on after it"},
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one freezes CMD at once and thaws it once the lock is proved ours again (killed if lost); at-least-one lets it run while the session may live"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -38,11 +39,7 @@ func runLock(c *cli.Context) error {
 	}
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
-	opts := []lock.Option{lock.WithPolicy(s.policy)}
-	if s.shared {
-		opts = append(opts, lock.Shared())
-	}
-	lk := lock.New(rz, s.path, s.name, opts...)
+	lk := lock.New(rz, s.path, s.name, s.lockOptions()...)
 	release := sync.OnceFunc(func() { unlock(lk, rz, log) })
 	defer release() // on the way out early
 	// The metrics last until zklock returns, not until the signal: during
@@ -55,6 +52,9 @@ func runLock(c *cli.Context) error {
 	if err := lk.Lock(ctx); err != nil {
 		if ctx.Err() != nil {
 			return cli.Exit("zklock: interrupted while waiting for the lock", 130)
+		}
+		if le := (*lock.LeasesError)(nil); errors.As(err, &le) {
+			return cmdline.BadFlag("leases", "%d, but %s admits %s at once: every contender on a path must give the same number", le.Ours, le.Path, le.Recorded)
 		}
 		return cmdline.ExplainNoAuth(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -13,6 +14,7 @@ import (
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/metrics"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
 )
 
@@ -23,6 +25,7 @@ type settings struct {
 	name    string
 	policy  nodemonitor.Policy
 	shared  bool // --shared: a read lock
+	leases  int  // --leases: a semaphore's, 0 for a lock
 	grace   time.Duration
 	argv    []string
 	metrics string // --metrics, "" when off
@@ -51,6 +54,14 @@ func parse(c *cli.Context) (settings, error) {
 	if s.policy, err = nodemonitor.ParsePolicy(c.String("policy")); err != nil {
 		return s, cmdline.BadFlag("policy", "unknown value %q (want at-most-one or at-least-one)", c.String("policy"))
 	}
+	if c.IsSet("leases") {
+		if s.leases, err = strconv.Atoi(c.String("leases")); err != nil || s.leases < 1 {
+			return s, cmdline.BadFlag("leases", "%q must be a whole number, 1 or more", c.String("leases"))
+		}
+		if s.shared {
+			return s, cmdline.BadFlag("leases", "goes with no --shared: a lease is neither a read nor a write lock")
+		}
+	}
 	if c.IsSet("name") {
 		// zkCli.sh and zkview show the name as one line; and a name that
 		// starts with - is most likely --name's value forgotten, as in
@@ -72,11 +83,26 @@ func parse(c *cli.Context) (settings, error) {
 	return s, nil
 }
 
-// mode names the lock zklock takes, as its log lines say it: "read" with
-// --shared, "write" without.
+// mode names the lock zklock takes, as its log lines say it: "lease" with
+// --leases, "read" with --shared, "write" without.
 func (s settings) mode() string {
-	if s.shared {
+	switch {
+	case s.leases > 0:
+		return "lease"
+	case s.shared:
 		return "read"
 	}
 	return "write"
+}
+
+// lockOptions are the lock's options that the flags choose.
+func (s settings) lockOptions() []lock.Option {
+	opts := []lock.Option{lock.WithPolicy(s.policy)}
+	switch {
+	case s.leases > 0:
+		opts = append(opts, lock.Leases(s.leases))
+	case s.shared:
+		opts = append(opts, lock.Shared())
+	}
+	return opts
 }

@@ -297,6 +297,9 @@ func TestBadInput(t *testing.T) {
 		{"--grace", []string{"--grace", "-1s", "--", "true"}},
 		{"--session-timeout", []string{"--session-timeout", "0s", "--", "true"}},
 		{"--policy", []string{"--policy", "sometimes", "--", "true"}},
+		{"--leases", []string{"--leases", "0", "--", "true"}},
+		{"--leases", []string{"--leases", "two", "--", "true"}},
+		{"--leases: goes with no --shared", []string{"--leases", "2", "--shared", "--", "true"}},
 		{"CMD", []string{"--", "/no/such/program"}},
 		{"--bogus", []string{"--bogus", "--", "true"}},
 		// --name's value forgotten: the -- would be the name, and CMD run.

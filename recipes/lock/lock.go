@@ -42,6 +42,11 @@ type Lock struct {
 	rz   *recoverable.RecoverableZookeeper
 	opts []nodemonitor.Option
 	name string
+	root string // the lock's path
+	// A semaphore's (Leases): its number, and its gate's policy.
+	leases    int
+	semaphore bool
+	policy    nodemonitor.Policy
 
 	h   *holder                             // made by New: Observe, Lost and Done work before Lock
 	mon atomic.Pointer[nodemonitor.Monitor] // set by Lock
@@ -65,7 +70,7 @@ func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...Option
 	for _, opt := range opts {
 		opt(&o)
 	}
-	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name}
+	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name, root: path, leases: o.leases, semaphore: o.semaphore, policy: o.policy}
 	l.h = newHolder(name, l.enginePaused)
 	return l
 }
@@ -90,6 +95,15 @@ func (l *Lock) Lock(ctx context.Context) error {
 		return ErrLocked
 	}
 	l.started = true
+	l.mu.Unlock()
+	if l.semaphore {
+		gate, err := l.admitted(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlockGate(gate, l.rz.SessionTimeout())
+	}
+	l.mu.Lock()
 	h := l.h
 	mon, err := nodemonitor.New(l.rz, h, l.opts...)
 	if err != nil {

@@ -11,6 +11,9 @@ type Option func(*options)
 type options struct {
 	policy nodemonitor.Policy
 	shared bool
+	// leases is a semaphore's number of leases, when semaphore.
+	leases    int
+	semaphore bool
 }
 
 // WithPolicy chooses what a holder does when its connection is lost: under
@@ -26,10 +29,20 @@ func WithPolicy(p nodemonitor.Policy) Option { return func(o *options) { o.polic
 // Observe, Done, Err and Epoch work as for the write lock.
 func Shared() Option { return func(o *options) { o.shared = true } }
 
+// Leases makes the Lock one of n leases of a semaphore at its path: at
+// most n contenders hold at once, each as the lock is held (Lost, Observe,
+// Done, Err, Epoch). The path records n, and Lock fails with ErrLeases for
+// a contender with another n. Shared has no effect on a lease. Lock fails
+// with an error that is nodemonitor.ErrInvalid for n below 1.
+func Leases(n int) Option { return func(o *options) { o.leases, o.semaphore = n, true } }
+
 // monitorOptions are the election's options for path and o.
 func (o options) monitorOptions(path string) []nodemonitor.Option {
 	var rule nodemonitor.Rule = writer{}
-	if o.shared {
+	switch {
+	case o.semaphore:
+		rule, path = leaseRule{n: o.leases}, path+"/"+leasesDir
+	case o.shared:
 		rule = reader{}
 	}
 	return []nodemonitor.Option{nodemonitor.WithPath(path), nodemonitor.WithWatch(nodemonitor.WatchPredecessor),

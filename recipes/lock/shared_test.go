@@ -96,26 +96,54 @@ func (ln *line) join(name string, shared bool) *contender {
 	if shared {
 		opts = append(opts, lock.Shared())
 	}
+	return ln.start(name, ln.at, opts...)
+}
+
+// lease starts a contender for one of n leases, and returns once it stands
+// in the gate's line.
+func (ln *line) lease(name string, n int) *contender {
+	ln.t.Helper()
+	return ln.start(name, ln.at+"/gate", lock.Leases(n))
+}
+
+// start starts a contender, and returns once its znode stands under queue.
+func (ln *line) start(name, queue string, opts ...lock.Option) *contender {
+	ln.t.Helper()
 	rz := zktest.Connect(ln.t, []string{ln.srv}, 5*time.Second)
 	c := &contender{t: ln.t, name: name, ctx: ln.ctx, rz: rz, l: lock.New(rz, ln.at, name, opts...), held: make(chan error, 1)}
 	ln.t.Cleanup(func() { c.l.Unlock(context.Background()) })
 	ln.cs = append(ln.cs, c)
-	before := ln.children()
+	before := ln.children(queue)
 	go func() { c.held <- c.l.Lock(ln.ctx) }()
-	for c.node == "" {
-		for _, child := range ln.children() {
+	for {
+		// Held first, then listed: a holder's znode is in the listing,
+		// unless it went through a semaphore's gate and left it.
+		held := false
+		select {
+		case err := <-c.held:
+			c.held <- err
+			held = true
+		default:
+		}
+		for _, child := range ln.children(queue) {
 			if !slices.Contains(before, child) {
-				c.node = path.Join(ln.at, child)
+				c.node = path.Join(queue, child)
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		if c.node != "" || held {
+			return c
+		}
+		select {
+		case <-ln.ctx.Done():
+			ln.t.Fatalf("%s never stood under %s", name, queue)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	return c
 }
 
-func (ln *line) children() []string {
+func (ln *line) children(under string) []string {
 	ln.t.Helper()
-	children, err := ln.rz.Children(ln.ctx, ln.at)
+	children, err := ln.rz.Children(ln.ctx, under)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		ln.t.Fatal(err)
 	}

@@ -1,0 +1,163 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/nodemonitor"
+)
+
+// ErrLeases is wrapped by Lock's error, a *LeasesError, when the lock's
+// path records another number of leases than ours: every contender of a
+// semaphore must agree.
+var ErrLeases = errors.New("lock: the path records another number of leases")
+
+// LeasesError says which number of leases the path records.
+type LeasesError struct {
+	Path     string
+	Recorded string // as the path's znode holds it, "2"
+	Ours     int
+}
+
+func (e *LeasesError) Error() string {
+	return fmt.Sprintf("%v: %s admits %s at once, not %d", ErrLeases, e.Path, e.Recorded, e.Ours)
+}
+
+// Unwrap makes the error ErrLeases.
+func (e *LeasesError) Unwrap() error { return ErrLeases }
+
+// A semaphore of N leases cannot be a line in which each waiter watches one
+// znode ahead of it: with the line a b c and two leases, c watching a is
+// never told when b leaves first. So it is two lines under the path, as in
+// Curator's InterProcessSemaphoreV2: contenders queue on an exclusive lock,
+// gate, each watching the one just ahead; the gate's holder alone watches
+// the leases' children, takes a lease as soon as fewer than N stand, and
+// passes the gate on. Every change of the leases wakes one process, and
+// any lease that goes, not one chosen in advance, lets the next one in.
+const (
+	gateDir   = "gate"
+	leasesDir = "leases"
+	// leasePrefix names a lease's znode under leasesDir.
+	leasePrefix = "lease-"
+)
+
+// leaseRule holds a lease when fewer than n leases stand ahead of ours.
+// The gate admits a contender only when fewer than n stand, so a lease
+// holds at once; should more ever stand (a gate holder that lost its gate
+// while it created its lease), the rule still admits no more than n, and
+// the extra one waits for the lease just ahead, which its holder ends.
+type leaseRule struct{ n int }
+
+// Prefix is a lease's kind, "lease-".
+func (leaseRule) Prefix() string { return leasePrefix }
+
+// Stand holds within the first n, and otherwise watches the one just ahead.
+func (r leaseRule) Stand(line []nodemonitor.Candidate, ours int) (bool, string) {
+	ahead := 0
+	for i := 0; i < ours; i++ {
+		if line[i].Kind == leasePrefix {
+			ahead++
+		}
+	}
+	if ahead < r.n {
+		return true, ""
+	}
+	return nodemonitor.LeadUnlessAhead(line, ours, func(c nodemonitor.Candidate) bool { return c.Kind == leasePrefix })
+}
+
+// admit records the number of leases at the lock's path, or checks it
+// against the one recorded, takes the gate, and returns it held once fewer
+// leases than ours stand: the caller takes its lease, then unlocks the gate.
+func (l *Lock) admit(ctx context.Context) (*Lock, error) {
+	if err := l.recordLeases(ctx); err != nil {
+		return nil, err
+	}
+	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy))
+	if err := gate.Lock(ctx); err != nil {
+		return nil, err
+	}
+	leases := l.root + "/" + leasesDir
+	told := false // that we wait, in the log
+	for {
+		children, wake, err := l.rz.ChildrenW(ctx, leases)
+		if errors.Is(err, zk.ErrNoNode) {
+			err = l.rz.EnsurePath(ctx, leases, l.rz.ACL())
+			if err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("lock: leases of %s: %w", l.root, err), gate.Unlock(context.WithoutCancel(ctx)))
+		}
+		if len(nodemonitor.Line(children)) < l.leases {
+			return gate, nil
+		}
+		if !told {
+			l.rz.Logger().Info("every lease is taken; waiting at the gate for one to go", "leases", l.leases, "watching", leases)
+			told = true
+		}
+		select {
+		case <-wake:
+		case <-gate.Done():
+			return nil, fmt.Errorf("%w: the gate of %s", ErrLost, l.root)
+		case <-l.h.done:
+			return nil, errors.Join(ErrUnlocked, gate.Unlock(context.WithoutCancel(ctx)))
+		case <-ctx.Done():
+			return nil, errors.Join(ctx.Err(), gate.Unlock(context.WithoutCancel(ctx)))
+		}
+	}
+}
+
+// recordLeases writes "leases=N" into the lock's znode, if it records
+// nothing yet, and otherwise checks that it records our N.
+func (l *Lock) recordLeases(ctx context.Context) error {
+	want := "leases=" + strconv.Itoa(l.leases)
+	if err := l.rz.EnsurePath(ctx, l.root, l.rz.ACL()); err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	for {
+		data, st, err := l.rz.Get(ctx, l.root)
+		if err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		switch got := string(data); {
+		case got == want:
+			return nil
+		case got != "":
+			n, _ := strings.CutPrefix(got, "leases=")
+			return &LeasesError{Path: l.root, Recorded: n, Ours: l.leases}
+		}
+		_, err = l.rz.Set(ctx, l.root, []byte(want), st.Version)
+		if err != nil && !errors.Is(err, zk.ErrBadVersion) {
+			return fmt.Errorf("lock: %w", err)
+		}
+		// Written, or another contender wrote first: read again and compare.
+	}
+}
+
+// admitted checks our number of leases and waits at the gate (admit); it
+// returns the gate held, for Lock to unlock once it holds its lease.
+func (l *Lock) admitted(ctx context.Context) (*Lock, error) {
+	if l.leases < 1 {
+		return nil, fmt.Errorf("lock: %w: %d leases (want 1 or more)", nodemonitor.ErrInvalid, l.leases)
+	}
+	gate, err := l.admit(ctx)
+	if err == nil && l.h.states.Current().final() {
+		err = errors.Join(ErrUnlocked, gate.Unlock(context.WithoutCancel(ctx))) // Unlock came while we took the gate
+	}
+	return gate, err
+}
+
+// unlockGate passes the gate on, waiting at most a session timeout: cut
+// off for longer, our session expires, and the gate's znode with it.
+func unlockGate(gate *Lock, within time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	_ = gate.Unlock(ctx)
+}

@@ -1,0 +1,89 @@
+package lock_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/recipes/lock"
+)
+
+// Three contenders for two leases, each taking a lease again and again:
+// never three hold at once, and two do at times.
+func TestThreeContendersWithTwoLeasesNeverHoldThree(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	at := zktest.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var holding, most atomic.Int32
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for _, name := range []string{"a", "b", "c"} {
+		rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 6 {
+				l := lock.New(rz, at, name, lock.Leases(2))
+				if err := l.Lock(ctx); err != nil {
+					errs <- err
+					return
+				}
+				now := holding.Add(1)
+				for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+				}
+				time.Sleep(60 * time.Millisecond) // long beside a handover: a third would hold meanwhile
+				holding.Add(-1)
+				if err := l.Unlock(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if most.Load() != 2 {
+		t.Fatalf("at most %d held a lease at once; want 2, never 3", most.Load())
+	}
+}
+
+// With a and b holding two leases and c waiting, b's release lets c in,
+// though a, ahead of b, still holds: c is not watching a lease chosen in
+// advance.
+func TestAnyLeaseReleasedLetsTheNextIn(t *testing.T) {
+	t.Parallel()
+	line := newLine(t)
+	a, b := line.lease("a", 2), line.lease("b", 2)
+	line.mustHold(a, b)
+	c := line.lease("c", 2)
+	select {
+	case err := <-c.held:
+		t.Fatalf("c holds a third lease of two (Lock = %v)", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	b.unlock()
+	line.mustHold(c)
+	a.unlock()
+	c.unlock()
+}
+
+// A contender that disagrees on the number of leases is refused with
+// ErrLeases, before it stands anywhere.
+func TestADisagreeingNumberOfLeasesIsRefused(t *testing.T) {
+	t.Parallel()
+	line := newLine(t)
+	line.mustHold(line.lease("two", 2))
+	three := lock.New(zktest.Connect(t, []string{line.srv}, 5*time.Second), line.at, "three", lock.Leases(3))
+	if err := three.Lock(line.ctx); !errors.Is(err, lock.ErrLeases) {
+		t.Fatalf("Lock with 3 leases where 2 are recorded: %v, want lock.ErrLeases", err)
+	}
+}

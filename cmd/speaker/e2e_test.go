@@ -114,6 +114,9 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out", "out.txt")
+	// A copy of the speaker alone in a folder: chaos --recipe lock looks
+	// for zklock beside it, and make test's speaker has it beside.
+	lone := loneCopy(t, zktest.BuildSpeaker(t))
 	for _, tc := range []struct {
 		flag string
 		args []string
@@ -216,7 +219,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		default:
 			args = append([]string{tc.sub, "--servers", cluster.ConnString()}, tc.args...)
 		}
-		p := zktest.RunSpeaker(t, args...)
+		p := zktest.Run(t, lone, args...)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		code, err := p.Wait(ctx)
 		cancel()
@@ -275,4 +278,19 @@ func TestUnreachableZooKeeperIsNotBadInput(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("exit took %v after SIGINT, want under 1s", d)
 	}
+}
+
+// loneCopy copies the binary at path into a folder of its own, and returns
+// the copy's path.
+func loneCopy(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(lone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return lone
 }

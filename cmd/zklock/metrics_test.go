@@ -22,17 +22,17 @@ func TestMetrics(t *testing.T) {
 	holder := run(t, cluster.ConnString(), "--path", "/metrics-lock", "--name", "first", "--metrics", "127.0.0.1:0", "--", "sleep", "30")
 	url := metricstest.URL(t, holder)
 	electiontest.Eventually(t, 10*time.Second, "the first holds the lock", func() bool {
-		v, _ := metricstest.Value(metricstest.Scrape(t, url), "zklock_holder")
+		v, _ := metricstest.Value(metricstest.Scrape(t, url), `zklock_holder{mode="write"}`)
 		return v == 1
 	})
 	waiter := run(t, cluster.ConnString(), "--path", "/metrics-lock", "--name", "second", "--metrics", "127.0.0.1:0", "--", "sleep", "30")
 	waiting := metricstest.Scrape(t, metricstest.URL(t, waiter))
-	if v, ok := metricstest.Value(waiting, "zklock_holder"); !ok || v != 0 {
+	if v, ok := metricstest.Value(waiting, `zklock_holder{mode="write"}`); !ok || v != 0 {
 		t.Errorf("the waiter's zklock_holder = %v, %v; want 0", v, ok)
 	}
 	text := metricstest.Scrape(t, url)
 	for name, check := range map[string]func(float64) bool{
-		"zklock_acquisitions_total": func(v float64) bool { return v == 1 },
+		`zklock_acquisitions_total{mode="write"}`: func(v float64) bool { return v == 1 },
 		"zklock_epoch":              func(v float64) bool { return v > 0 },
 		"zklock_losses_total":       func(v float64) bool { return v == 0 },
 		"zklock_wait_seconds_total": func(v float64) bool { return v >= 0 },
@@ -57,7 +57,7 @@ func TestMetricsStayUpDuringTheGrace(t *testing.T) {
 		"--", "sh", "-c", "trap '' TERM; touch "+ready+"; sleep 30")
 	url := metricstest.URL(t, holder)
 	electiontest.Eventually(t, 10*time.Second, "it holds the lock, and CMD ignores SIGTERM", func() bool {
-		v, _ := metricstest.Value(metricstest.Scrape(t, url), "zklock_holder")
+		v, _ := metricstest.Value(metricstest.Scrape(t, url), `zklock_holder{mode="write"}`)
 		_, err := os.Stat(ready)
 		return v == 1 && err == nil
 	})
@@ -68,10 +68,27 @@ func TestMetricsStayUpDuringTheGrace(t *testing.T) {
 		t.Fatalf("no word of stopping: %v\n%s", err, holder.Stderr())
 	}
 	// CMD ignores SIGTERM: zklock waits out its grace of 2 s, holding the lock.
-	if v, ok := metricstest.Value(metricstest.Scrape(t, url), "zklock_holder"); !ok || v != 1 {
+	if v, ok := metricstest.Value(metricstest.Scrape(t, url), `zklock_holder{mode="write"}`); !ok || v != 1 {
 		t.Errorf("during the grace zklock_holder = %v, %v; want 1\n%s", v, ok, holder.Stderr())
 	}
 	if code := wait(t, holder, 10*time.Second); code == 0 {
 		t.Errorf("zklock exited 0 after its CMD was killed")
 	}
+}
+
+// A lease's holder says its mode, and the semaphore's number of leases.
+func TestMetricsOfALease(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	holder := run(t, cluster.ConnString(), "--leases", "2", "--metrics", "127.0.0.1:0", "--", "sleep", "30")
+	url := metricstest.URL(t, holder)
+	electiontest.Eventually(t, 10*time.Second, "the lease is held", func() bool {
+		v, _ := metricstest.Value(metricstest.Scrape(t, url), `zklock_holder{mode="lease"}`)
+		return v == 1
+	})
+	text := metricstest.Scrape(t, url)
+	if v, ok := metricstest.Value(text, "zklock_leases"); !ok || v != 2 {
+		t.Errorf("zklock_leases = %v, %v; want 2:\n%s", v, ok, text)
+	}
+	metricstest.Promtool(t, text)
 }

@@ -46,7 +46,7 @@ func runLock(c *cli.Context) error {
 	// the grace that follows it, CMD still runs under the lock.
 	life, endLife := context.WithCancel(context.Background())
 	defer endLife()
-	registerLock(life, ms, rz, lk)
+	registerLock(life, ms, rz, lk, s)
 	defer ms.Serve(life)()
 	log.Info("waiting for the lock", "path", s.path, "mode", s.mode())
 	if err := lk.Lock(ctx); err != nil {

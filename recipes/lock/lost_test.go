@@ -23,11 +23,14 @@ func TestLostClosesAtTheDisconnectWhileTheEngineIsBusy(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	watching, release := proxy.HoldReply(faultproxy.OpGetData)
-	defer release()
 	if err := l.Lock(ctx); err != nil {
+		release()
 		t.Fatal(err)
 	}
-	defer l.Unlock(ctx)
+	// Unlock waits until our znode is gone, so the held answer and the
+	// connection go first: deferred calls run last first.
+	defer l.Unlock(ctx) //nolint:errcheck // the lock is already lost
+	defer release()
 	select {
 	case <-watching: // the engine now waits for its own watch's answer
 	case <-time.After(10 * time.Second):

@@ -127,16 +127,17 @@ lint: vet staticcheck shellcheck sizecheck
 #   end together on short ones; the script tests, whose demos load the
 #   machine, come last of them, after cmd/speaker's timed fault tests.
 # - The soaks of cmd/speaker/internal/chaos and its recipes' packages run
-#   alone at the end, beside one another only: their random faults load the
-#   machine, and the fault tests hold real processes to bounds derived from
-#   the session timeout.
+#   alone at the end, beside one another only, all at once (-alone-jobs:
+#   one waiting for a slot ended the run 9 s late): their random faults
+#   load the machine, and the fault tests hold real processes to bounds
+#   derived from the session timeout.
 # - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testkit/testrun -report
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
-FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/cmd/speaker/internal/bench$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 # The commands are built once for the run into TESTBIN, plain, and zkconfig
@@ -152,7 +153,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 4 minutes on 2 cores"
-	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos(/.*)?$$' -alone-jobs 6 -alone-parallel 12 \
+	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '/cmd/speaker/internal/chaos(/.*)?$$' -alone-jobs 10 -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

@@ -24,7 +24,7 @@ const onceTimeout = 20 * time.Second
 
 // defaultMode is the mode of the sequences create makes when --mode is not
 // given.
-const defaultMode = sequence.ModeCAS
+const defaultMode = sequence.ModeCounter
 
 func createCommand() *cli.Command {
 	return &cli.Command{

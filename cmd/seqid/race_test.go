@@ -19,7 +19,7 @@ func TestNextSaysWhenItLostACompareAndSet(t *testing.T) {
 	conn := server(t)
 	root := fmt.Sprintf("/race-%d", time.Now().UnixNano())
 	p := startPersister(t, conn, t.TempDir(), "race", "--root", root, "--election", root+"-persist")
-	mustSeqid(t, "create", "--servers", conn, "--root", root, "orders")
+	mustSeqid(t, "create", "--servers", conn, "--root", root, "--mode", "cas", "orders")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := p.p.WaitForStderr(ctx, "raised the limit"); err != nil {

@@ -33,6 +33,7 @@ func chaosCommand() *cli.Command {
 			&cli.IntFlag{Name: "speakers", Value: 5, Usage: "processes, 2 to 9: speakers, or the recipe's (contenders, members, updaters, workers)"},
 			electionFlag(),
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "the speakers' policy, or the one a --cmd program declares (which overlaps it may show): at-most-one or at-least-one"},
+			&cli.StringFlag{Name: "seqid-mode", Value: "counter", Usage: "with --recipe seqid, the mode of the sequence its workers take IDs from: counter or cas (seqid create --mode)"},
 			&cli.BoolFlag{Name: "fence", Value: true, Usage: "the speakers' --fence (at-most-one only; --fence=false to turn off)"},
 			&cli.StringFlag{Name: "faults", Usage: "only these fault kinds, comma-separated (default: all of " + strings.Join(chaosKindNames(), ", ") + "; a recipe's own name for delete-leader, such as delete-member, works too)"},
 			&cli.IntFlag{Name: "servers", Value: 3, Usage: "ZooKeeper servers to start: 1 (standalone) or 3 (an ensemble)"},
@@ -45,7 +46,11 @@ func chaosCommand() *cli.Command {
 
 func parseChaos(c *cli.Context) (chaos.Config, error) {
 	cfg := chaos.Config{Recipe: c.String("recipe"), Seed: c.Int64("seed"), Speakers: c.Int("speakers"), Election: c.String("election"),
-		Policy: c.String("policy"), Fence: c.Bool("fence"), Servers: c.Int("servers"), Dir: c.String("dir")}
+		Policy: c.String("policy"), Fence: c.Bool("fence"), Servers: c.Int("servers"), Dir: c.String("dir"),
+		SeqidMode: c.String("seqid-mode")}
+	if m := cfg.SeqidMode; m != "counter" && m != "cas" {
+		return cfg, badFlag("seqid-mode", "%q: want counter or cas", m)
+	}
 	if c.IsSet("cmd") {
 		if c.IsSet("recipe") && cfg.Recipe != program.Name {
 			return cfg, badFlag("cmd", "runs a program of yours in place of ours, and --recipe %s runs ours: give one of them", cfg.Recipe)

@@ -179,6 +179,7 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "election", args: []string{"--election", "raft"}, sub: "chaos"},
 		{flag: "fence", args: []string{"--fence", "--policy", "at-least-one"}, sub: "chaos"},
 		{flag: "faults", args: []string{"--faults", "kill,meteor"}, sub: "chaos"},
+		{flag: "seqid-mode", args: []string{"--recipe", "seqid", "--seqid-mode", "chain"}, sub: "chaos"},
 		{flag: "faults", args: []string{"--faults", "quorum-loss", "--servers", "1"}, sub: "chaos"},
 		{flag: "dir", args: []string{"--dir", dir}, sub: "chaos"}, // not empty
 		// A program of the user's (--cmd) whose template cannot run.

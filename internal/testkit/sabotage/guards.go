@@ -3,7 +3,7 @@ package sabotage
 // Guards are every edit below: the broken build that the chaos soaks'
 // checkers must catch, each edit taking out one guard whose absence lets a
 // fault show.
-var Guards = concat(Election, Lock, Sequence, Group, Config)
+var Guards = concat(Election, Lock, Sequence, Counter, Group, Config)
 
 // Election takes out the engine's guards of a paused leader: a speaker so
 // built speaks while it may not lead.
@@ -53,6 +53,23 @@ var Sequence = []Edit{
 		Find: []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, ver, want)...)"},
 		Put:  []string{"res, err := s.rz.Multi(ctx, cur.setOps(s.path, -1, want)...)"},
 		Why:  "a worker writes the next ID without the compare-and-set",
+	},
+}
+
+// Counter lets a counter sequence's worker hand out the versions at or
+// past the limit it read, and take as many as it likes.
+var Counter = []Edit{
+	{
+		File: "recipes/sequence/counter.go",
+		Find: []string{"case v < 1 || end >= int64(rolloverAt) || first+c.k > h.Limit:"},
+		Put:  []string{"case v < 1 || end >= int64(rolloverAt):"},
+		Why:  "a counter's worker hands out versions at or past the limit",
+	},
+	{
+		File: "recipes/sequence/counter.go",
+		Find: []string{"room := h.Limit - h.nextAt(s.cver)"},
+		Put:  []string{"room := int64(MaxCounterCount)"},
+		Why:  "a counter's worker writes as many versions as are asked for, whatever the limit",
 	},
 }
 

@@ -30,6 +30,9 @@ type Config struct {
 	// and --fence.
 	Election, Policy string
 	Fence            bool
+	// SeqidMode is the mode of the sequence a seqid soak creates
+	// (seqid create --mode): "counter" or "cas"; "" is counter.
+	SeqidMode string
 	// Kinds limits the faults to these kinds; empty means every kind.
 	Kinds []Kind
 	// Hold is how long a process holds what it takes, for a recipe whose

@@ -75,7 +75,8 @@ var Recipe = chaos.Recipe{
 	Checker: &chaos.Checker{
 		Check: func(in chaos.Input, lines []chaos.Line) []chaos.Section {
 			return []chaos.Section{{What: "duplicate IDs", Mark: "duplicate ID", Found: duplicateIDs(lines)},
-				{What: "IDs below a restore", Mark: "ID below a restore", Found: idsBelowRestore(lines, in.Faults)}}
+				{What: "IDs below a restore", Mark: "ID below a restore", Found: idsBelowRestore(lines, in.Faults)},
+				{What: "IDs not below a stored reservation", Mark: "ID not reserved", Found: unreservedIDs(lines, stored(in))}}
 		},
 		NotLooked: "overlaps: not looked for (workers take IDs side by side)",
 	},
@@ -89,12 +90,22 @@ func isWorker(name string) bool { return strings.HasPrefix(name, "w") }
 
 // argv is a seqid process's command line.
 func argv(c *chaos.Config, name, servers string, count int) []string {
-	common := []string{"--servers", servers, "--session-timeout", c.Session.String(), "--log-level", "info"}
+	common := []string{"--servers", servers, "--session-timeout", c.Session.String()}
 	if isWorker(name) {
-		return append(append([]string{"next"}, common...), "--count", strconv.Itoa(count),
+		return append(append([]string{"next"}, common...), "--log-level", "info", "--count", strconv.Itoa(count),
 			"--wait", (4 * c.Session).String(), sequence)
 	}
-	return append(append([]string{"persist"}, common...), "--store", storeDir(c), "--block", "500", "--name", name)
+	// At debug level a persister logs each reservation it stores before
+	// ZooKeeper may let an ID below it out: the checker's record of them.
+	return append(append([]string{"persist"}, common...), "--log-level", "debug", "--store", storeDir(c), "--block", "500", "--name", name)
+}
+
+// mode is the soak's sequence's mode: counter unless the config says.
+func mode(c *chaos.Config) string {
+	if c.SeqidMode == "" {
+		return "counter"
+	}
+	return c.SeqidMode
 }
 
 // storeDir is the persisters' store: the article's S3.
@@ -107,7 +118,7 @@ func begin(ctx context.Context, env *chaos.Env) (*chaos.Running, error) {
 	if err := os.MkdirAll(storeDir(c), 0o755); err != nil {
 		return nil, err
 	}
-	if _, err := env.Command(ctx, "create", sequence); err != nil {
+	if _, err := env.Command(ctx, "create", "--mode", mode(c), sequence); err != nil {
 		return nil, err
 	}
 	ids, err := openIDSink(c.Out())
@@ -128,7 +139,8 @@ func begin(ctx context.Context, env *chaos.Env) (*chaos.Running, error) {
 			}
 			return "restored: " + strings.Join(strings.Fields(out), " ")
 		},
-		Close: ids.close,
+		Close:  ids.close,
+		Record: func() any { return readStored(c.Dir, chaos.Numbered("p", persisters)) },
 	}, nil
 }
 
@@ -167,5 +179,5 @@ var words = chaos.Words{
 	DeleteKind: "delete-leader",
 	Silence:    "no ID handed out from", Bound: "3 × session + tick + interval + slack after the last fault healed: a persister may first give up a refused client",
 	Green: "a worker handed IDs", Wrote: "was handed IDs",
-	Checker: "duplicate IDs, IDs below a restore and stalls",
+	Checker: "duplicate IDs, IDs below a restore, IDs not below a stored reservation and stalls",
 }

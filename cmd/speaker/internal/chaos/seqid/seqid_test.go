@@ -40,8 +40,19 @@ func TestSeqidSoak(t *testing.T) {
 // same next ID both take it.
 func TestSeqidSoakCatchesABrokenSequence(t *testing.T) {
 	t.Parallel()
-	chaostest.MustFail(t, chaos.Config{Recipe: Name, Seed: 3, Duration: 8 * time.Second, Speakers: 3, Servers: 1, Kinds: []chaos.Kind{chaos.Reset},
+	chaostest.MustFail(t, chaos.Config{Recipe: Name, SeqidMode: "cas", Seed: 3, Duration: 8 * time.Second, Speakers: 3, Servers: 1, Kinds: []chaos.Kind{chaos.Reset},
 		Speaker: chaostest.Build(t, sabotage.Sequence, "seqid")}, "duplicate IDs", func(rep chaos.Report) int { return len(rep.Found("duplicate IDs")) })
+}
+
+// The checker catches a counter sequence built broken, whose workers hand
+// out versions at or past the limit: no ID twice (the next raise stores a
+// reservation above them), but IDs not below any reservation stored
+// before them.
+func TestSeqidSoakCatchesABrokenCounter(t *testing.T) {
+	t.Parallel()
+	chaostest.MustFail(t, chaos.Config{Recipe: Name, SeqidMode: "counter", Seed: 3, Duration: 8 * time.Second, Speakers: 3, Servers: 1, Kinds: []chaos.Kind{chaos.Reset},
+		Speaker: chaostest.Build(t, sabotage.Counter, "seqid")}, "IDs not below a stored reservation",
+		func(rep chaos.Report) int { return len(rep.Found("IDs not below a stored reservation")) })
 }
 
 // idLines builds ID lines: each "name:id" at its offset into the soak.
@@ -100,4 +111,34 @@ func TestReportSpeaksTheRecipesWords(t *testing.T) {
 		[]string{"IDs handed out 20, by workers 2 (w1, w2)\n", "hit the leader of the persisters"},
 		[]string{"kill 1 1 200ms 200ms 200ms 0"},
 		[]string{"terms", "speaker", "writers", "handover", "epoch"})
+}
+
+// An ID at or past the highest reservation stored before it was printed is
+// found; one below it is not; a log line of a store is read with its time
+// and reservation.
+func TestUnreservedIDs(t *testing.T) {
+	r, ok := parseStored(`time=2026-11-26T18:36:39.123Z level=DEBUG msg="stored a reservation; now raising the limit" sequence=chaos stored=2001`)
+	if !ok || r.Stored != 2001 || r.At.Nanosecond() != 123_000_000 {
+		t.Fatalf("parsed %+v, %v", r, ok)
+	}
+	rs := []Reservation{{At: chaostest.TS(chaostest.Step / 2), Stored: 3}, {At: chaostest.TS(2*chaostest.Step + chaostest.Step/2), Stored: 10}}
+	// Lines at 0, 1, 2, 3 steps: w1:1 before any store, w1:2 below 3, w2:3 at 3, w2:4 below 10.
+	out := idLines("w1:1", "w1:2", "w2:3", "w2:4")
+	check := func(rec any) []chaos.Finding {
+		r, err := chaos.Check(chaos.Input{Out: out, Recipe: Name, Start: chaostest.TS(0), End: chaostest.TS(10 * chaostest.Step), Session: time.Second, Record: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Found("IDs not below a stored reservation")
+	}
+	found := check(rs)
+	if len(found) != 2 || found[0].Line != 1 || found[1].Line != 3 {
+		t.Fatalf("found %+v, want lines 1 (no reservation yet) and 3 (ID 3 at the reservation 3)", found)
+	}
+	if !strings.Contains(found[1].Detail, "ID 3 to w2, not below a stored reservation: the highest reservation stored before it was 3") {
+		t.Errorf("detail %q", found[1].Detail)
+	}
+	if check(nil) != nil {
+		t.Error("with no record, IDs were found unreserved")
+	}
 }

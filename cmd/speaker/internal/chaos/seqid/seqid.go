@@ -30,7 +30,10 @@ const (
 	sequence   = "chaos"
 	persisters = 2
 	maxCount   = 20
-	election   = "/seqid-persist"
+	// block is the persisters' --block: small, so that the workers reach
+	// the limit often, and a build that hands out IDs past it shows.
+	block    = 100
+	election = "/seqid-persist"
 )
 
 // Recipe is the sequence-ID service's soak, as the core runs and checks it.
@@ -97,7 +100,7 @@ func argv(c *chaos.Config, name, servers string, count int) []string {
 	}
 	// At debug level a persister logs each reservation it stores before
 	// ZooKeeper may let an ID below it out: the checker's record of them.
-	return append(append([]string{"persist"}, common...), "--log-level", "debug", "--store", storeDir(c), "--block", "500", "--name", name)
+	return append(append([]string{"persist"}, common...), "--log-level", "debug", "--store", storeDir(c), "--block", strconv.Itoa(block), "--name", name)
 }
 
 // mode is the soak's sequence's mode: counter unless the config says.

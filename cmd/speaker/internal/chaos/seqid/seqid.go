@@ -71,10 +71,14 @@ var Recipe = chaos.Recipe{
 	// their lost transactions), then an election and a raise: three
 	// sessions.
 	StallBound: func(c *chaos.Config) time.Duration { return 3*c.Session + c.Tick + c.Interval + chaos.Slack },
-	Describe:   chaos.Config.Brief,
-	Files:      "store/",
-	ByZnode:    true, // the out file's last line is a worker's
-	Begin:      begin,
+	// The header names the sequence's mode: the two modes reach the same
+	// invariants by different writes, and a report must say which it tested.
+	Describe: func(c chaos.Config) string {
+		return strings.Replace(c.Brief(), "chaos: seqid,", fmt.Sprintf("chaos: seqid (%s mode),", mode(&c)), 1)
+	},
+	Files:   "store/",
+	ByZnode: true, // the out file's last line is a worker's
+	Begin:   begin,
 	Checker: &chaos.Checker{
 		Check: func(in chaos.Input, lines []chaos.Line) []chaos.Section {
 			return []chaos.Section{{What: "duplicate IDs", Mark: "duplicate ID", Found: duplicateIDs(lines)},

@@ -142,3 +142,14 @@ func TestUnreservedIDs(t *testing.T) {
 		t.Error("with no record, IDs were found unreserved")
 	}
 }
+
+// The soak's header, which titles its summary and picture, names the
+// sequence's mode: counter when none is given.
+func TestHeaderNamesTheMode(t *testing.T) {
+	for given, want := range map[string]string{"": "chaos: seqid (counter mode), seed 5", "cas": "chaos: seqid (cas mode), seed 5"} {
+		cfg := chaos.Config{Recipe: Name, SeqidMode: given, Seed: 5, Duration: time.Minute, Speakers: 2, Servers: 1}
+		if got := cfg.String(); !strings.HasPrefix(got, want) {
+			t.Errorf("--seqid-mode %q: the header is %q, want it to start %q", given, got, want)
+		}
+	}
+}

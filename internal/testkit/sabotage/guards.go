@@ -3,7 +3,7 @@ package sabotage
 // Guards are every edit below: the broken build that the chaos soaks'
 // checkers must catch, each edit taking out one guard whose absence lets a
 // fault show.
-var Guards = concat(Election, Lock, Sequence, Counter, Group, Config)
+var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config)
 
 // Election takes out the engine's guards of a paused leader: a speaker so
 // built speaks while it may not lead.
@@ -43,6 +43,34 @@ var Lock = []Edit{
 		Put: []string{"sv.deadline = func() time.Time { return rz.AliveUntil().Add(-margin) }",
 			"sv.deadline = func() time.Time { return time.Now().Add(time.Hour) }"},
 		Why: "zklock's watchdog never stops CMD",
+	},
+}
+
+// Reader lets a reader of the shared lock hold whoever stands ahead of
+// it: a reader's CMD runs beside a writer's.
+var Reader = []Edit{
+	{
+		File: "recipes/lock/rule.go",
+		Find: []string{"return nodemonitor.LeadUnlessAhead(line, ours, isWriter)"},
+		Put:  []string{"return true, \"\""},
+		Why:  "a reader ignores the writers ahead of it",
+	},
+}
+
+// Leases lets a semaphore admit one holder more than its leases: the gate
+// lets a contender in while N stand, and the lease's rule holds it.
+var Leases = []Edit{
+	{
+		File: "recipes/lock/semaphore.go",
+		Find: []string{"if len(nodemonitor.Line(children)) < l.leases {"},
+		Put:  []string{"if len(nodemonitor.Line(children)) <= l.leases {"},
+		Why:  "the gate admits a contender while every lease is taken",
+	},
+	{
+		File: "recipes/lock/semaphore.go",
+		Find: []string{"if ahead < r.n {"},
+		Put:  []string{"if ahead <= r.n {"},
+		Why:  "a lease holds with N leases ahead of it",
 	},
 }
 

@@ -47,6 +47,10 @@ type Lock struct {
 	leases    int
 	semaphore bool
 	policy    nodemonitor.Policy
+	// Revocation (revocable.go): whether we honour a request, whether we
+	// watch for one, and Revoked's channel.
+	revocable, unwatched bool
+	revoked              chan struct{}
 
 	h   *holder                             // made by New: Observe, Lost and Done work before Lock
 	mon atomic.Pointer[nodemonitor.Monitor] // set by Lock
@@ -57,6 +61,9 @@ type Lock struct {
 	// The connection guard's goroutine (at-most-one only): see guard.
 	stopGuard context.CancelFunc
 	guardDone chan struct{}
+	// The watch for revoke marks' goroutine: see startMarks.
+	stopMarks context.CancelFunc
+	marksDone chan struct{}
 }
 
 // New returns a Lock on the lock znode path (created if missing), on the
@@ -70,7 +77,8 @@ func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...Option
 	for _, opt := range opts {
 		opt(&o)
 	}
-	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name, root: path, leases: o.leases, semaphore: o.semaphore, policy: o.policy}
+	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name, root: path, leases: o.leases, semaphore: o.semaphore, policy: o.policy,
+		revocable: o.revocable, unwatched: o.unwatched, revoked: make(chan struct{})}
 	l.h = newHolder(name, l.enginePaused)
 	return l
 }
@@ -102,6 +110,8 @@ func (l *Lock) Lock(ctx context.Context) error {
 			return err
 		}
 		defer unlockGate(gate, l.rz.SessionTimeout())
+	} else if err := l.refuseSemaphore(ctx); err != nil {
+		return err
 	}
 	l.mu.Lock()
 	h := l.h
@@ -144,6 +154,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 		if a.confirm != nil {
 			l.startGuard(session)
 		}
+		l.startMarks(mon.Node())
 		l.mu.Unlock()
 		close(h.acted)
 		return nil
@@ -209,6 +220,7 @@ func (l *Lock) release() *nodemonitor.Monitor {
 	mon := l.mon.Load()
 	l.mu.Lock()
 	stopGuard, guardDone := l.stopGuard, l.guardDone
+	stopMarks, marksDone := l.stopMarks, l.marksDone
 	l.mu.Unlock()
 	if mon != nil {
 		mon.Close()
@@ -216,6 +228,10 @@ func (l *Lock) release() *nodemonitor.Monitor {
 	if stopGuard != nil {
 		stopGuard()
 		<-guardDone
+	}
+	if stopMarks != nil {
+		stopMarks()
+		<-marksDone
 	}
 	return mon
 }

@@ -14,6 +14,9 @@ type options struct {
 	// leases is a semaphore's number of leases, when semaphore.
 	leases    int
 	semaphore bool
+	// revocable: Revoked closes at a revoke request (Revocable);
+	// unwatched: no watch for one (the semaphore's gate).
+	revocable, unwatched bool
 }
 
 // WithPolicy chooses what a holder does when its connection is lost: under

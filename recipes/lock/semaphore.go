@@ -22,10 +22,13 @@ var ErrLeases = errors.New("lock: the path records another number of leases")
 type LeasesError struct {
 	Path     string
 	Recorded string // as the path's znode holds it, "2"
-	Ours     int
+	Ours     int    // 0 for a read or write lock on a semaphore's path
 }
 
 func (e *LeasesError) Error() string {
+	if e.Ours == 0 {
+		return fmt.Sprintf("%v: %s is a semaphore that admits %s at once, not a lock", ErrLeases, e.Path, e.Recorded)
+	}
 	return fmt.Sprintf("%v: %s admits %s at once, not %d", ErrLeases, e.Path, e.Recorded, e.Ours)
 }
 
@@ -45,6 +48,8 @@ const (
 	leasesDir = "leases"
 	// leasePrefix names a lease's znode under leasesDir.
 	leasePrefix = "lease-"
+	// leasesRecord starts the path's data that records N: "leases=2".
+	leasesRecord = "leases="
 )
 
 // leaseRule holds a lease when fewer than n leases stand ahead of ours.
@@ -78,7 +83,7 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 	if err := l.recordLeases(ctx); err != nil {
 		return nil, err
 	}
-	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy))
+	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy), unwatched())
 	if err := gate.Lock(ctx); err != nil {
 		return nil, err
 	}
@@ -117,7 +122,7 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 // recordLeases writes "leases=N" into the lock's znode, if it records
 // nothing yet, and otherwise checks that it records our N.
 func (l *Lock) recordLeases(ctx context.Context) error {
-	want := "leases=" + strconv.Itoa(l.leases)
+	want := leasesRecord + strconv.Itoa(l.leases)
 	if err := l.rz.EnsurePath(ctx, l.root, l.rz.ACL()); err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
@@ -130,7 +135,7 @@ func (l *Lock) recordLeases(ctx context.Context) error {
 		case got == want:
 			return nil
 		case got != "":
-			n, _ := strings.CutPrefix(got, "leases=")
+			n, _ := strings.CutPrefix(got, leasesRecord)
 			return &LeasesError{Path: l.root, Recorded: n, Ours: l.leases}
 		}
 		_, err = l.rz.Set(ctx, l.root, []byte(want), st.Version)
@@ -139,6 +144,34 @@ func (l *Lock) recordLeases(ctx context.Context) error {
 		}
 		// Written, or another contender wrote first: read again and compare.
 	}
+}
+
+// refuseSemaphore fails with a *LeasesError when the lock's path records
+// a number of leases: its contenders queue under gate and leases, where a
+// read or write lock's znode would stand in no line of theirs, and both
+// would hold at once.
+func (l *Lock) refuseSemaphore(ctx context.Context) error {
+	// An exists first: a lock's path holds no data, so a lock pays no
+	// read of it (and its one read stays the holder's watch).
+	ok, st, err := l.rz.Exists(ctx, l.root)
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if !ok || st.DataLength == 0 {
+		return nil
+	}
+	data, _, err := l.rz.Get(ctx, l.root)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if _, ok := recordedLeases(data); ok {
+		n, _ := strings.CutPrefix(string(data), leasesRecord)
+		return &LeasesError{Path: l.root, Recorded: n}
+	}
+	return nil
 }
 
 // admitted checks our number of leases and waits at the gate (admit); it

@@ -1,0 +1,226 @@
+package lock_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/testkit/zktest"
+	"zkspeaker/recipes/lock"
+	"zkspeaker/recoverable"
+)
+
+// A revocable holder asked to let go is told (Revoked), and once it
+// unlocks, the waiter behind it holds; the waiter itself was not asked.
+func TestARevocableHolderIsAskedAndTheNextHolds(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	ann := ln.start("ann", ln.at, lock.Revocable())
+	ln.mustHold(ann)
+	bob := ln.start("bob", ln.at, lock.Revocable())
+	asked, err := lock.Revoke(ln.ctx, ln.rz, ln.at, lock.RequestedBy("carol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0].Name != "ann" || asked[0].Node != ann.node || asked[0].Already {
+		t.Fatalf("Revoke asked %+v; want ann alone, at %s, first to ask", asked, ann.node)
+	}
+	select {
+	case <-ann.l.Revoked():
+	case <-ln.ctx.Done():
+		t.Fatal("ann was never told of the revoke")
+	}
+	data, _, err := ln.rz.Get(ln.ctx, bob.node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, marked := lock.ReadMark(data); marked {
+		t.Fatalf("the waiter bob was marked too: %q", data)
+	}
+	ann.unlock()
+	left, err := lock.AwaitRelease(ln.ctx, ln.rz, asked)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("AwaitRelease = %v, %v; want none left", left, err)
+	}
+	ln.mustHold(bob)
+	select {
+	case <-bob.l.Revoked():
+		t.Fatal("bob, never asked, is told to let go")
+	default:
+	}
+}
+
+// A holder made without Revocable is asked all the same: it logs the
+// request, and holds on; AwaitRelease says it still holds.
+func TestAHolderNotRevocableLogsTheRequestAndHoldsOn(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	var log syncBuffer
+	rz := zktest.Connect(t, []string{ln.srv}, 5*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	ann := lock.New(rz, ln.at, "ann")
+	if err := ann.Lock(ln.ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Unlock(context.Background()) //nolint:errcheck // the test's end
+	asked, err := lock.Revoke(ln.ctx, ln.rz, ln.at)
+	if err != nil || len(asked) != 1 {
+		t.Fatalf("Revoke = %+v, %v; want ann asked", asked, err)
+	}
+	for !strings.Contains(log.String(), "not revocable: holding on") {
+		select {
+		case <-ln.ctx.Done():
+			t.Fatalf("ann never logged the request; her log:\n%s", log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	// She read the mark: were she to let go, Revoked would be closed now.
+	select {
+	case <-ann.Revoked():
+		t.Fatal("a holder that is not revocable was told to let go")
+	case <-ann.Lost():
+		t.Fatal("ann lost the lock at the request")
+	default:
+	}
+	waiting, cancel := context.WithTimeout(ln.ctx, 200*time.Millisecond)
+	defer cancel()
+	if left, err := lock.AwaitRelease(waiting, ln.rz, asked); err != nil || len(left) != 1 {
+		t.Fatalf("AwaitRelease = %v, %v; want ann still holding", left, err)
+	}
+}
+
+// Revoke asks every holder of the line and no waiter: both readers that
+// hold together, not the writer behind them; of a semaphore, the leases
+// held, not the contender at the gate. On a path nobody holds it asks
+// nobody.
+func TestRevokeAsksEveryHolderAndNoWaiter(t *testing.T) {
+	t.Parallel()
+	t.Run("readers", func(t *testing.T) {
+		t.Parallel()
+		ln := newLine(t)
+		r1, r2 := ln.join("r1", true), ln.join("r2", true)
+		ln.mustHold(r1, r2)
+		w := ln.join("w", false)
+		mustAsk(t, ln, r1.node, r2.node)
+		ln.mustWait(w)
+	})
+	t.Run("leases", func(t *testing.T) {
+		t.Parallel()
+		ln := newLine(t)
+		var cs []*contender
+		for _, name := range []string{"a", "b", "c"} {
+			cs = append(cs, ln.start(name, ln.at+"/gate", lock.Leases(2), lock.Revocable()))
+		}
+		ln.mustHold(cs[0], cs[1])
+		asked, err := lock.Revoke(ln.ctx, ln.rz, ln.at)
+		if err != nil || len(asked) != 2 {
+			t.Fatalf("Revoke = %+v, %v; want the two leases asked", asked, err)
+		}
+		for _, h := range asked {
+			if path.Dir(h.Node) != ln.at+"/leases" || h.Name != "a" && h.Name != "b" {
+				t.Fatalf("Revoke asked %+v; want a's and b's leases", asked)
+			}
+		}
+		for _, c := range cs[:2] {
+			select {
+			case <-c.l.Revoked():
+			case <-ln.ctx.Done():
+				t.Fatalf("%s, holding a lease, was never told", c.name)
+			}
+		}
+		ln.mustWait(cs[2])
+	})
+	t.Run("nobody", func(t *testing.T) {
+		t.Parallel()
+		ln := newLine(t)
+		mustAsk(t, ln) // no path yet
+		c := ln.join("gone", false)
+		ln.mustHold(c)
+		c.unlock()
+		mustAsk(t, ln) // the path, and nobody in line
+	})
+}
+
+// A mark set on a waiter's znode, by hand, is honoured the moment that
+// waiter comes to hold: it reads its data as soon as it holds.
+func TestAMarkOnAWaiterIsHonouredWhenItHolds(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	ann := ln.join("ann", false)
+	ln.mustHold(ann)
+	bob := ln.start("bob", ln.at, lock.Revocable())
+	data, st, err := ln.rz.Get(ln.ctx, bob.node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ln.rz.Set(ln.ctx, bob.node, lock.MarkRevoke(data, "zkCli.sh"), st.Version); err != nil {
+		t.Fatal(err)
+	}
+	ann.unlock()
+	ln.mustHold(bob)
+	select {
+	case <-bob.l.Revoked():
+	case <-ln.ctx.Done():
+		t.Fatal("bob, marked while waiting, was never told once he held")
+	}
+}
+
+// A read or write lock on a semaphore's path is refused: its znode would
+// stand in none of the semaphore's lines, and hold beside its leases.
+func TestALockOnASemaphoresPathIsRefused(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	ln.mustHold(ln.lease("a", 2))
+	for _, opts := range [][]lock.Option{nil, {lock.Shared()}} {
+		err := lock.New(ln.rz, ln.at, "plain", opts...).Lock(ln.ctx)
+		var le *lock.LeasesError
+		if !errors.As(err, &le) || !errors.Is(err, lock.ErrLeases) || le.Recorded != "2" || le.Ours != 0 {
+			t.Fatalf("Lock on a semaphore's path = %v; want a *LeasesError recording 2", err)
+		}
+	}
+	if children := ln.children(ln.at); len(children) != 2 {
+		t.Fatalf("the path's children are %v; want only the semaphore's gate and leases", children)
+	}
+}
+
+// mustAsk revokes the lock at ln's path and fails unless it asked exactly
+// the holders of the znodes given.
+func mustAsk(t *testing.T, ln *line, want ...string) {
+	t.Helper()
+	asked, err := lock.Revoke(ln.ctx, ln.rz, ln.at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range asked {
+		got = append(got, h.Node)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Revoke asked %v; want %v", got, want)
+	}
+}
+
+// syncBuffer is a log's buffer, written by the lock's goroutines and read
+// by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

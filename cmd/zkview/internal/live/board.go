@@ -55,14 +55,28 @@ type Election struct {
 	// Herd is true when a candidate watches the whole parent, as
 	// `speaker --watch children` does: every change wakes every one.
 	Herd bool `json:"herd"`
+	// Leases is a semaphore's N, which its path records (leases=N): its
+	// Candidates are then the leases, of which up to N hold. 0 otherwise.
+	Leases int `json:"leases,omitempty"`
+	// Gate is a semaphore's gate, in line order: its first holds the gate
+	// and takes a lease as soon as one is free; the others wait behind.
+	Gate []Candidate `json:"gate,omitempty"`
 }
 
 // Candidate is one contender, as ZooKeeper and the servers see it.
 type Candidate struct {
 	Name  string `json:"name"`
 	Znode string `json:"znode,omitempty"`
-	// Role is leader, holder or waiting: the page's data-role.
+	// Role is leader, holder or waiting: the page's data-role. A lock
+	// has several holders at once: readers, or up to N leases.
 	Role string `json:"role"`
+	// Mode is how a lock's contender wants it: "read", "write" or
+	// "lease"; "" in an election.
+	Mode string `json:"mode,omitempty"`
+	// Waits is the znode (child name) a lock's waiter waits for, by the
+	// lock's rule: a reader the nearest writer ahead, a writer the one
+	// just ahead, a lease the one just ahead once N are taken.
+	Waits string `json:"waits,omitempty"`
 	// Epoch is the znode's czxid: the epoch on a leader's lines.
 	Epoch int64 `json:"epoch,omitempty"`
 	// Since is when its znode was made (ctime, Unix milliseconds), for a

@@ -14,10 +14,10 @@ import (
 func (p *parts) draw() Board {
 	b := Board{Group: p.group, Config: p.config, Sequences: p.sequences, Out: withHandovers(p.out, p.handovers), Servers: []Server{}}
 	if p.election != nil {
-		b.Election = line(p.electionPanel, "sequential", "leader", *p.election, p.sightings, p.made)
+		b.Election = line(p.electionPanel, *p.election, p.sightings, p.made)
 	}
 	if p.lock != nil {
-		b.Lock = line(p.lockPanel, "lock", "holder", *p.lock, p.sightings, p.made)
+		b.Lock = drawLock(p.lockPanel, *p.lock, p.sightings, p.made)
 	}
 	if p.single != nil {
 		b.Single = singleFile(p.singlePanel, *p.single, p.sightings, p.made)
@@ -28,26 +28,18 @@ func (p *parts) draw() Board {
 	return b
 }
 
-// line draws a sequential election or a lock's queue: the first in line
-// leads (or holds), each other one waits on what the servers say it
-// watches.
-func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sightings, made map[string]float64) *Election {
-	e := &Election{Panel: p, Kind: kind, Candidates: []Candidate{}}
+// line draws a sequential election: the first in line leads, each other
+// one waits on what the servers say it watches.
+func line(p Panel, v nodemonitor.View, s fourletter.Sightings, made map[string]float64) *Election {
+	e := &Election{Panel: p, Kind: "sequential", Candidates: []Candidate{}}
 	e.Path, e.Exists = v.Path, v.Exists
 	for i, seat := range v.Seats {
 		c := candidate(seat.Data, seat.Owner, made[v.Path+"/"+seat.Name], s)
 		c.Znode, c.Epoch, c.Role = seat.Name, seat.Czxid, "waiting"
 		if i == 0 {
-			c.Role = first
+			c.Role = "leader"
 		}
-		paths, _ := s.Session(seat.Owner)
-		for _, w := range paths {
-			if w == v.Path {
-				c.Watches = append(c.Watches, "*")
-			} else if child, ok := strings.CutPrefix(w, v.Path+"/"); ok {
-				c.Watches = append(c.Watches, child)
-			}
-		}
+		c.Watches = watchesUnder(v.Path, seat.Owner, s)
 		// wchc lists no children watches: a candidate the servers see
 		// with no watch at all watches the whole list (the herd), or is
 		// between two watches for a moment.
@@ -60,6 +52,21 @@ func line(p Panel, kind, first string, v nodemonitor.View, s fourletter.Sighting
 		e.Candidates = append(e.Candidates, c)
 	}
 	return e
+}
+
+// watchesUnder is what the session owner watches under the line at path,
+// by the servers' wchc: child names, and "*" for the whole line.
+func watchesUnder(path string, owner int64, s fourletter.Sightings) []string {
+	out := []string{}
+	paths, _ := s.Session(owner)
+	for _, w := range paths {
+		if w == path {
+			out = append(out, "*")
+		} else if child, ok := strings.CutPrefix(w, path+"/"); ok && !strings.Contains(child, "/") {
+			out = append(out, child)
+		}
+	}
+	return out
 }
 
 // singleFile draws a single-file election: the holder of the znode, and

@@ -22,7 +22,10 @@ func (h *Hub) changes(old, next Board, told time.Time) []Event {
 	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
 	h.line(sayAt, told, "sequential election", old.Election, next.Election)
 	h.line(sayAt, told, "single-file election", old.Single, next.Single)
-	h.line(sayAt, told, "lock", old.Lock, next.Lock)
+	if next.Lock != nil {
+		h.comings(sayAt, lockKind(next.Lock), withGate(old.Lock), withGate(next.Lock))
+		h.holders(func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }, told, old.Lock, next.Lock)
+	}
 	if old.Group != nil && next.Group != nil {
 		members(say, next.Group.Path, old.Group.Members, next.Group.Members)
 	}
@@ -42,18 +45,48 @@ type (
 	sayerAt func(at float64, kind, format string, args ...any)
 )
 
-// line tells the joins, leaves and changes of leader of one line of
-// candidates, and the life of each one's session. A candidate found in
-// line at zkview's first look joined when its znode was made; when the
-// leader found then began to lead, ZooKeeper does not keep (the out file's
-// history may tell), so it is told as found, at that look.
+// line tells the joins, leaves (comings) and changes of leader of an
+// election. When the leader found at zkview's first look began to lead,
+// ZooKeeper does not keep (the out file's history may tell), so it is told
+// as found, at that look.
 func (h *Hub) line(sayAt sayerAt, told time.Time, what string, old, next *Election) {
 	if next == nil {
 		return
 	}
 	now := millis(h.now())
 	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
-	var before []Candidate
+	before := h.comings(sayAt, what, old, next)
+	was, is := leader(before), leader(next.Candidates)
+	switch {
+	case is == nil && was != nil:
+		h.vacant[what] = handover{At: millis(told), From: was.Name}
+		say("leader", "nobody leads the %s now", what)
+	case is != nil && old == nil:
+		say("leader", "%s leads (epoch %s), as zkview found it", is.Name, epoch(is.Epoch))
+	case is != nil && (was == nil || was.Name != is.Name || was.Epoch != is.Epoch):
+		how := ""
+		ho, ok := h.vacant[what]
+		if ok {
+			how = fmt.Sprintf(", after %s without one", ms(millis(told)-ho.At))
+		} else if was != nil {
+			how = fmt.Sprintf(": took over from %s in one change", was.Name)
+			ho = handover{At: millis(told), From: was.Name}
+		}
+		delete(h.vacant, what)
+		if ho.From != "" {
+			ho.To = is.Name
+			h.parts.handovers = append(h.parts.handovers[max(0, len(h.parts.handovers)-shownSpans):], ho)
+		}
+		say("leader", "%s leads now (epoch %s)%s", is.Name, epoch(is.Epoch), how)
+	}
+}
+
+// comings tells who joined and who left a line, and the life of each
+// one's session, and returns the line before. A candidate found in line
+// at zkview's first look joined when its znode was made.
+func (h *Hub) comings(sayAt sayerAt, what string, old, next *Election) (before []Candidate) {
+	now := millis(h.now())
+	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
 	if old != nil {
 		before = old.Candidates
 	}
@@ -73,29 +106,7 @@ func (h *Hub) line(sayAt sayerAt, told time.Time, what string, old, next *Electi
 		}
 	}
 	h.lives(say, before, next.Candidates)
-	was, is := leader(before), leader(next.Candidates)
-	switch {
-	case is == nil && was != nil:
-		h.vacant[what] = handover{At: millis(told), From: was.Name}
-		say("leader", "nobody leads the %s now", what)
-	case is != nil && old == nil:
-		say("leader", "%s %s (epoch %s), as zkview found it", is.Name, verb(is.Role), epoch(is.Epoch))
-	case is != nil && (was == nil || was.Name != is.Name || was.Epoch != is.Epoch):
-		how := ""
-		ho, ok := h.vacant[what]
-		if ok {
-			how = fmt.Sprintf(", after %s without one", ms(millis(told)-ho.At))
-		} else if was != nil {
-			how = fmt.Sprintf(": took over from %s in one change", was.Name)
-			ho = handover{At: millis(told), From: was.Name}
-		}
-		delete(h.vacant, what)
-		if ho.From != "" {
-			ho.To = is.Name
-			h.parts.handovers = append(h.parts.handovers[max(0, len(h.parts.handovers)-shownSpans):], ho)
-		}
-		say("leader", "%s %s now (epoch %s)%s", is.Name, verb(is.Role), epoch(is.Epoch), how)
-	}
+	return before
 }
 
 // first is at when it is known (not 0), otherwise or.
@@ -110,14 +121,6 @@ func first(at, or float64) float64 {
 // shows it: ZooKeeper's own epoch and the transaction's counter in it
 // (4294967299 is 1:3). Its lines carry the whole number.
 func epoch(zxid int64) string { return fmt.Sprintf("%d:%d", zxid>>32, zxid&0xffffffff) }
-
-// verb is what a first in line does.
-func verb(role string) string {
-	if role == "holder" {
-		return "holds the lock"
-	}
-	return "leads"
-}
 
 // leader is the first in line, if it leads.
 func leader(cs []Candidate) *Candidate {

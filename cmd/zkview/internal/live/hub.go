@@ -9,6 +9,7 @@ import (
 
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
 	"zkspeaker/znodemonitor"
 )
 
@@ -40,16 +41,17 @@ type Hub struct {
 // parts is what the readers saw, before it is drawn: the elections need
 // the servers' sightings to say who watches whom.
 type parts struct {
-	election, lock *nodemonitor.View
-	single         *znodemonitor.Holder
-	electionPanel  Panel
-	lockPanel      Panel
-	singlePanel    Panel
-	sightings      fourletter.Sightings
-	group          *Group
-	config         *Config
-	sequences      *Sequences
-	out            *Out
+	election      *nodemonitor.View
+	lock          *lock.View
+	single        *znodemonitor.Holder
+	electionPanel Panel
+	lockPanel     Panel
+	singlePanel   Panel
+	sightings     fourletter.Sightings
+	group         *Group
+	config        *Config
+	sequences     *Sequences
+	out           *Out
 	// handovers are the last changes of leader zkview saw, which split
 	// the out file's gaps.
 	handovers []handover

@@ -56,53 +56,46 @@ func follow(ctx context.Context, read readFunc, fail func(error)) {
 	}
 }
 
-// followLine follows a sequential election (kind "sequential") or a lock's
-// queue (kind "lock") at p.Path, and asks the servers who watches whom
-// after each change.
-func (h *Hub) followLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel, kind string, poke func()) {
-	set := func(pp *parts, v *nodemonitor.View, panel Panel) {
-		if kind == "lock" {
-			pp.lock, pp.lockPanel = v, panel
-		} else {
-			pp.election, pp.electionPanel = v, panel
-		}
-	}
+// followLine follows a sequential election at p.Path, and asks the
+// servers who watches whom after each change.
+func (h *Hub) followLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel, poke func()) {
 	follow(ctx, func(ctx context.Context, notified time.Time) (<-chan zk.Event, error) {
 		v, wake, err := nodemonitor.Inspect(ctx, rz, p.Path)
 		if err != nil {
 			return nil, err
 		}
+		var znodes []string
+		for _, seat := range v.Seats {
+			znodes = append(znodes, p.Path+"/"+seat.Name)
+		}
 		var made map[string]float64
 		if notified.IsZero() {
-			var znodes []string
-			for _, seat := range v.Seats {
-				znodes = append(znodes, p.Path+"/"+seat.Name)
-			}
 			made = madeAt(ctx, rz, znodes)
 		}
-		h.update(notified, kind+" "+p.Path, func(pp *parts) {
-			set(pp, &v, p)
-			maps.DeleteFunc(pp.made, func(z string, _ float64) bool { // the ones that left
-				name, ok := strings.CutPrefix(z, p.Path+"/")
-				return ok && !slices.ContainsFunc(v.Seats, func(s nodemonitor.Seat) bool { return s.Name == name })
-			})
-			maps.Copy(pp.made, made)
+		h.update(notified, "sequential "+p.Path, func(pp *parts) {
+			pp.election, pp.electionPanel = &v, p
+			keepMade(pp, p.Path, znodes, made)
 		})
 		poke()
 		return wake, nil
 	}, func(err error) {
-		h.update(time.Time{}, kind+" "+p.Path, func(pp *parts) {
-			failed := p
-			failed.Err = err.Error()
-			v := nodemonitor.View{Path: p.Path}
-			if old := pp.election; kind != "lock" && old != nil {
-				v = *old
-			} else if old := pp.lock; kind == "lock" && old != nil {
-				v = *old
+		h.update(time.Time{}, "sequential "+p.Path, func(pp *parts) {
+			pp.electionPanel = p
+			pp.electionPanel.Err = err.Error()
+			if pp.election == nil {
+				pp.election = &nodemonitor.View{Path: p.Path}
 			}
-			set(pp, &v, failed)
 		})
 	})
+}
+
+// keepMade forgets the creation times of the znodes under base that left,
+// those not standing, and adds made, the times a first look read.
+func keepMade(pp *parts, base string, standing []string, made map[string]float64) {
+	maps.DeleteFunc(pp.made, func(z string, _ float64) bool {
+		return strings.HasPrefix(z, base+"/") && !slices.Contains(standing, z)
+	})
+	maps.Copy(pp.made, made)
 }
 
 // followSingle follows a single-file election's znode.

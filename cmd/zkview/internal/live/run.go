@@ -46,13 +46,13 @@ func (h *Hub) Run(ctx context.Context, rz *recoverable.RecoverableZookeeper, s S
 	}
 	start(func() { h.probeServers(ctx, rz, s.Servers, pokes) })
 	if s.Election.Path != "" {
-		start(func() { h.followLine(ctx, rz, s.Election, "sequential", poke) })
+		start(func() { h.followLine(ctx, rz, s.Election, poke) })
 	}
 	if s.Single.Path != "" {
 		start(func() { h.followSingle(ctx, rz, s.Single, poke) })
 	}
 	if s.Lock.Path != "" {
-		start(func() { h.followLine(ctx, rz, s.Lock, "lock", poke) })
+		start(func() { h.followLock(ctx, rz, s.Lock, poke) })
 	}
 	if s.Group.Path != "" {
 		start(func() { h.followGroup(ctx, rz, s.Group) })

@@ -85,8 +85,8 @@ function card(c) {
   const meta = [seq(c.znode)];
   if (c.role !== "waiting" && c.epoch) meta.push(`<span title="${esc(epochTitle(c.epoch))}">epoch ${epoch(c.epoch)}</span>`);
   meta.push(where(c));
-  return `<div class="cand" data-name="${esc(c.name)}" data-role="${esc(c.role)}" data-life="${esc(life)}">` +
-    `<span class="role">${esc(c.role)}${state}</span><div class="name">${esc(c.name)}</div>` +
+  return `<div class="cand" data-name="${esc(c.name)}" data-role="${esc(c.role)}"${c.mode ? ` data-mode="${esc(c.mode)}"` : ""} data-life="${esc(life)}">` +
+    `<span class="role">${esc(c.role)}${state}</span><div class="name">${c.mode && c.role !== "gate" ? `<span class="mode" data-mode="${esc(c.mode)}">${esc(modes[c.mode] || c.mode)}</span> ` : ""}${esc(c.name)}</div>` +
     `<div class="meta">${meta.filter((m) => m).join(" · ")}</div>${countdown(c)}</div>`;
 }
 
@@ -116,6 +116,65 @@ function age(heard) { return ((now() + skew - heard) / 1000).toFixed(1) + " s"; 
 function tick() {
   document.querySelectorAll(".countdown[data-expires]").forEach((el) => { el.textContent = left(+el.dataset.expires); });
   document.querySelectorAll(".age[data-heard]").forEach((el) => { el.textContent = age(+el.dataset.heard); });
+}
+
+// lock draws a lock's path: readers and writers in one line, or a
+// semaphore's leases and its gate. Who holds and whom each waiter waits
+// for are the lock's own rules (zkview asks recipes/lock), so the arrows
+// say what the contenders decide; where the servers show a contender
+// watching another znode, the arrow says so too.
+function lock(e) {
+  if (!e.exists) return `<div class="empty">${esc(e.path)} does not exist yet</div>`;
+  const holders = e.candidates.filter((c) => c.role === "holder");
+  let html = e.leases ? leases(e, holders.length) : held(holders);
+  e.candidates.forEach((c, i) => {
+    if (i > 0) html += waits(e, c);
+    html += card(c);
+  });
+  if (e.leases) html += gate(e);
+  return html;
+}
+
+const modes = { read: "reader", write: "writer", lease: "lease" };
+
+// held says who holds a read-write lock, in one line a room can read.
+function held(holders) {
+  if (!holders.length) return `<div class="summary empty">nobody holds the lock</div>`;
+  const readers = holders.filter((c) => c.mode === "read").length;
+  const what = readers ? `${readers} reader${readers > 1 ? "s" : ""}, sharing` : "a writer, alone";
+  return `<div class="summary">held by <b>${holders.map((c) => esc(c.name)).join(", ")}</b>: ${what}</div>`;
+}
+
+// leases shows how many of a semaphore's N leases are in use, one box each.
+function leases(e, used) {
+  const boxes = Array.from({ length: e.leases }, (_, i) => `<i class="${i < used ? "used" : "free"}"></i>`).join("");
+  return `<div class="summary leases" data-used="${used}" data-leases="${e.leases}"><span class="boxes">${boxes}</span> <b>${used} of ${e.leases}</b> leases in use</div>`;
+}
+
+// waits is the arrow above a contender: whom it waits for, by the rule of
+// its kind, or that it holds beside the ones ahead.
+function waits(e, c) {
+  if (c.role === "holder") return `<div class="arrow beside">= holds beside the ones above${c.mode === "read" ? " (readers share)" : ""}</div>`;
+  const target = e.candidates.find((x) => x.znode === c.waits) || (e.gate || []).find((x) => x.znode === c.waits);
+  const whom = target ? esc(target.name) : esc(c.waits || "?");
+  const why = c.mode === "read" ? "the nearest writer ahead" : c.mode === "lease" ? "every lease is taken" : "the one just ahead";
+  let html = `<div class="arrow" data-waiter="${esc(c.name)}" data-waits="${target ? esc(target.name) : ""}">↑ ${esc(c.name)} waits for <b>${whom}</b> <small>(${why})</small>`;
+  if (c.watches.includes("*")) html += ` <span class="herd">but watches all of ${esc(e.path)}: the herd</span>`;
+  else if (c.seen === "connected" && c.watches.length && !c.watches.includes(c.waits)) html += ` <span class="herd">but the servers show it watching ${esc(c.watches.join(", "))}</span>`;
+  return html + `</div>`;
+}
+
+// gate is a semaphore's gate: its holder waits for a lease to go, the
+// others wait behind it, each watching the one just ahead.
+function gate(e) {
+  if (!e.gate || !e.gate.length) return `<div class="gate"><div class="gatehead">gate: nobody waits for a lease</div></div>`;
+  let html = `<div class="gate"><div class="gatehead">gate <code>${esc(e.path)}/gate</code>: waiting for a lease</div>`;
+  e.gate.forEach((c, i) => {
+    if (i === 0) html += `<div class="arrow">${esc(c.name)} holds the gate: takes a lease as soon as one goes, watching the leases</div>`;
+    else html += waits({ candidates: e.gate, path: e.path + "/gate" }, c);
+    html += card(Object.assign({}, c, { role: i === 0 ? "gate" : "waiting", mode: "" }));
+  });
+  return html + `</div>`;
 }
 
 function single(e) {
@@ -174,7 +233,7 @@ function events(log) {
 function draw(b) {
   show("election", b.election, "Election", b.election ? line(b.election, "election") : "");
   show("single", b.single, "Single-file election", b.single ? single(b.single) : "");
-  show("lock", b.lock, "Lock", b.lock ? line(b.lock, "lock") : "");
+  show("lock", b.lock, b.lock?.leases ? `Semaphore <small>${b.lock.leases} leases</small>` : "Lock", b.lock ? lock(b.lock) : "");
   show("group", b.group, "Group", b.group ? group(b.group) : "");
   show("config", b.config, "Configuration", b.config ? config(b.config) : "");
   show("sequences", b.sequences, "Sequences", b.sequences ? sequences(b.sequences) : "");

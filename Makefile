@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux clean-demo screenshots chaos lint vet staticcheck shellcheck sizecheck test test-clock compile-tests test-packages test-short clean
+.PHONY: all deps test-tools zk-cds tmux build demo demo-tmux clean-demo screenshots chaos peers lint vet staticcheck shellcheck sizecheck test test-clock compile-tests test-packages test-short clean
 
 all: build
 
@@ -17,16 +17,21 @@ deps:
 # test-tools: shellcheck for the lint step, tmux for the demo-tmux test,
 # chromium to render the timeline picture and drive zkview's page in tests,
 # as a person would see them, and promtool (Debian's prometheus package) to
-# check the commands' metrics; tmux alone for make demo-tmux.
+# check the commands' metrics, and kazoo (a Python module, Debian's
+# python3-kazoo) for the peer the chaos tests run; tmux alone for make
+# demo-tmux.
 test-tools:
-	@$(call install,shellcheck tmux chromium promtool:prometheus)
+	@$(call install,shellcheck tmux chromium promtool:prometheus,kazoo:python3-kazoo)
 tmux:
 	@$(call install,tmux)
 
 # install installs each of the commands in $(1) that is missing; a word
 # COMMAND:PACKAGE names the package that brings a command of another name.
+# $(2) are Python modules, each MODULE:PACKAGE, that $(PYTHON) must import.
+PYTHON := /usr/bin/python3
 define install
 missing=""; for t in $(1); do command -v $${t%%:*} >/dev/null 2>&1 || missing="$$missing $${t#*:}"; done; \
+for m in $(2); do $(PYTHON) -c "import $${m%%:*}" >/dev/null 2>&1 || missing="$$missing $${m#*:}"; done; \
 [ -z "$$missing" ] || { \
   echo "installing$$missing"; \
   if command -v apt-get >/dev/null 2>&1; then \
@@ -62,6 +67,15 @@ screenshots: deps build
 ## chaos: a seeded 2-minute fault soak on a 3-server ensemble, then the exact check (CHAOS_FLAGS="--seed 7 --duration 10m ...")
 chaos: deps build
 	bin/speaker chaos $(CHAOS_FLAGS)
+
+## peers: the same seeded soak on this project's speaker and on two peers, a zk.Lock speaker (Go) and a kazoo Election one (Python), then one table (PEERS_SEED=48 PEERS_DURATION=5m; files in out/peers)
+PEERS_SEED ?= 48
+PEERS_DURATION ?= 5m
+peers: deps build
+	@$(call install,,kazoo:python3-kazoo)
+	$(GO) build -o bin/peer-zklock ./docs/peers/zklock
+	rm -rf out/peers
+	$(GO) run ./cmd/speaker/internal/chaos/program/peers -seed $(PEERS_SEED) -duration $(PEERS_DURATION) -dir out/peers
 
 vet:
 	$(GO) vet ./...

@@ -47,6 +47,11 @@ type Contender struct {
 	// Waits is the name of the znode a waiter waits for (and watches),
 	// "" for a holder.
 	Waits string
+	// Revoke is true when its znode carries a revoke request (mark.go),
+	// made by RevokeBy ("" when the request did not say). Seat.Data is
+	// the contender's name, without the mark.
+	Revoke   bool
+	RevokeBy string
 }
 
 // Mode is how the contender wants the lock, as zklock's metrics label it:
@@ -90,10 +95,16 @@ func (v View) Holders() int {
 
 // Inspect reads the lock at path, a read-write lock's line or a
 // semaphore's two, and returns a watch that fires at its next change: a
-// contender joining or leaving either line, the path's record changing, or
-// the path being made or deleted. It only reads, so anyone may run it.
-// When there are several watches, a goroutine hands on the first one that
-// fires; it ends then, or with ctx.
+// contender joining or leaving either line, a holder's znode marked for
+// revocation, the path's record changing, or the path being made or
+// deleted. It only reads, so anyone may run it. When there are several
+// watches, a goroutine hands on the first one that fires; it ends then,
+// or with ctx.
+//
+// A holder's data watch stays on the client until its znode changes or
+// goes, and go-zookeeper cannot remove it: a caller that inspects again at
+// every change, as zkview does, keeps one small channel per holder per
+// look until the holder lets go.
 func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (View, <-chan zk.Event, error) {
 	v := View{Path: path}
 	for {
@@ -122,11 +133,11 @@ func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path str
 			into = append(into, &v.Gate)
 		}
 		for i := range at {
-			line, wake, err := readLine(ctx, rz, at[i], v.Leases)
+			line, more, err := readLine(ctx, rz, at[i], v.Leases)
 			if err != nil {
 				return v, nil, fmt.Errorf("lock: line of %s: %w", at[i], err)
 			}
-			*into[i], wakes = line, append(wakes, wake)
+			*into[i], wakes = line, append(wakes, more...)
 		}
 		return v, first(ctx, wakes), nil
 	}
@@ -134,8 +145,9 @@ func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path str
 
 // readLine reads the contenders at path, stands each one by its rule, and
 // leaves a watch for the next change of the line, or for the path's
-// creation when it is missing (an empty line).
-func readLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, leases int) ([]Contender, <-chan zk.Event, error) {
+// creation when it is missing (an empty line), and one on each holder's
+// data, where a revoke request lands.
+func readLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, leases int) ([]Contender, []<-chan zk.Event, error) {
 	for {
 		children, wake, err := rz.ChildrenW(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
@@ -146,27 +158,42 @@ func readLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, path st
 				}
 				return nil, nil, err
 			}
-			return nil, wake, nil
+			return nil, []<-chan zk.Event{wake}, nil
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		line := nodemonitor.Line(children)
 		var out []Contender
+		wakes := []<-chan zk.Event{wake}
 		for i, c := range line {
-			data, st, err := rz.Get(ctx, path+"/"+c.Name)
+			holds, waits := Standing(line, i, leases)
+			data, st, marked, err := get(ctx, rz, path+"/"+c.Name, holds)
 			if errors.Is(err, zk.ErrNoNode) {
 				continue // left while we looked; the watch has fired already
 			}
 			if err != nil {
 				return nil, nil, err
 			}
-			holds, waits := Standing(line, i, leases)
-			out = append(out, Contender{Seat: nodemonitor.Seat{Candidate: c, Data: string(data), Owner: st.EphemeralOwner, Czxid: st.Czxid},
-				Holds: holds, Waits: waits})
+			if holds {
+				wakes = append(wakes, marked)
+			}
+			name, by, revoke := ReadMark(data)
+			out = append(out, Contender{Seat: nodemonitor.Seat{Candidate: c, Data: name, Owner: st.EphemeralOwner, Czxid: st.Czxid},
+				Holds: holds, Waits: waits, Revoke: revoke, RevokeBy: by})
 		}
-		return out, wake, nil
+		return out, wakes, nil
 	}
+}
+
+// get reads a contender's znode, and leaves a watch on its data when
+// watch is true.
+func get(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, watch bool) ([]byte, *zk.Stat, <-chan zk.Event, error) {
+	if watch {
+		return rz.GetW(ctx, path)
+	}
+	data, st, err := rz.Get(ctx, path)
+	return data, st, nil, err
 }
 
 // first fires with the first of wakes to fire. With more than one, a

@@ -74,6 +74,33 @@ func TestInspectShowsASemaphoresLeasesAndGate(t *testing.T) {
 	}
 }
 
+// A revoke request shows on the holder it marks, and Inspect's watch
+// fires when it lands: the mark is a change of the holder's data, which
+// no children watch tells.
+func TestInspectShowsARevokeRequestAsItLands(t *testing.T) {
+	t.Parallel()
+	line := newLine(t)
+	r1 := line.join("r1", true)
+	line.mustHold(r1)
+	line.join("w", false)
+	v, wake := inspect(t, line)
+	if v.Line[0].Revoke || v.Line[1].Revoke {
+		t.Fatalf("Inspect before any request: revoke %v, %v", v.Line[0].Revoke, v.Line[1].Revoke)
+	}
+	if _, err := lock.Revoke(line.ctx, line.rz, line.at, lock.RequestedBy("w")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-wake:
+	case <-time.After(5*time.Second + electiontest.Slack):
+		t.Fatal("Inspect's watch did not fire when the holder was marked")
+	}
+	v, _ = inspect(t, line)
+	if c := v.Line[0]; c.Data != "r1" || !c.Revoke || c.RevokeBy != "w" || v.Line[1].Revoke {
+		t.Fatalf("Inspect after the request: %q revoke %v by %q, the waiter's revoke %v; want \"r1\" asked by w, the waiter not", c.Data, c.Revoke, c.RevokeBy, v.Line[1].Revoke)
+	}
+}
+
 // inspect reads the line's lock.
 func inspect(t *testing.T, line *line) (lock.View, <-chan struct{}) {
 	t.Helper()

@@ -77,6 +77,11 @@ type Candidate struct {
 	// lock's rule: a reader the nearest writer ahead, a writer the one
 	// just ahead, a lease the one just ahead once N are taken.
 	Waits string `json:"waits,omitempty"`
+	// Revoke is set when someone asked this lock holder to let go
+	// (`zklock revoke`): a mark on its znode, which it watches. A
+	// --revocable holder lets go; another logs it and holds on. It holds
+	// who asked, "" when the request did not say.
+	Revoke *Revoke `json:"revoke,omitempty"`
 	// Epoch is the znode's czxid: the epoch on a leader's lines.
 	Epoch int64 `json:"epoch,omitempty"`
 	// Since is when its znode was made (ctime, Unix milliseconds), for a
@@ -108,6 +113,11 @@ type Candidate struct {
 	// page's countdown.
 	Heard   float64 `json:"heard,omitempty"`
 	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// Revoke is a revoke request on a lock contender's znode.
+type Revoke struct {
+	By string `json:"by"`
 }
 
 // Group is a group's members.

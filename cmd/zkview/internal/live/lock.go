@@ -84,6 +84,9 @@ func contenders(e *Election, at string, cs []lock.Contender, s fourletter.Sighti
 		if c.Holds {
 			k.Role = "holder"
 		}
+		if c.Revoke {
+			k.Revoke = &Revoke{By: c.RevokeBy}
+		}
 		k.Watches = watchesUnder(at, c.Owner, s)
 		if !c.Holds && k.Seen == "connected" && len(k.Watches) == 0 {
 			k.Watches = []string{"*"} // see line
@@ -136,6 +139,15 @@ func (h *Hub) holders(say sayer, told time.Time, old, next *Election) {
 	if now == 0 && was > 0 {
 		h.vacant[what] = handover{At: millis(told)}
 		say("leader", "nobody holds the %s now", lockKind(next))
+	}
+	for _, c := range next.Candidates {
+		if b := find(before, c.Name); c.Revoke != nil && (b == nil || b.Revoke == nil) {
+			by := ""
+			if c.Revoke.By != "" {
+				by = " by " + c.Revoke.By
+			}
+			say("revoke", "%s was asked%s to let go of the %s (a revoke mark on its znode)", c.Name, by, lockKind(next))
+		}
 	}
 	if next.Leases > 0 && now != was && old != nil {
 		say("change", "leases in use: %d of %d", now, next.Leases)

@@ -87,7 +87,16 @@ function card(c) {
   meta.push(where(c));
   return `<div class="cand" data-name="${esc(c.name)}" data-role="${esc(c.role)}"${c.mode ? ` data-mode="${esc(c.mode)}"` : ""} data-life="${esc(life)}">` +
     `<span class="role">${esc(c.role)}${state}</span><div class="name">${c.mode && c.role !== "gate" ? `<span class="mode" data-mode="${esc(c.mode)}">${esc(modes[c.mode] || c.mode)}</span> ` : ""}${esc(c.name)}</div>` +
-    `<div class="meta">${meta.filter((m) => m).join(" · ")}</div>${countdown(c)}</div>`;
+    `<div class="meta">${meta.filter((m) => m).join(" · ")}</div>${revoke(c)}${countdown(c)}</div>`;
+}
+
+// revoke is a revoke request on a lock holder: a mark on its znode, which
+// it watches. A --revocable holder lets go; another logs it and holds on,
+// and the request stays on its card until it lets go.
+function revoke(c) {
+  if (!c.revoke) return "";
+  const by = c.revoke.by ? ` by ${esc(c.revoke.by)}` : "";
+  return `<div class="revoke" data-revoke="${esc(c.revoke.by)}" title="zklock revoke marked its znode; a --revocable holder stops CMD (SIGTERM, then SIGKILL after --grace) and lets go; another holds on">asked to let go${by}</div>`;
 }
 
 function where(c) {

@@ -122,7 +122,7 @@ func TestMakeDemoInstallsOnlyWhatTheDemoNeeds(t *testing.T) {
 	if !strings.Contains(demo, "install-zookeeper.sh") {
 		t.Errorf("make demo does not install ZooKeeper:\n%s", demo)
 	}
-	for _, tool := range []string{"chromium", "shellcheck", "tmux", "promtool"} {
+	for _, tool := range []string{"chromium", "shellcheck", "tmux", "promtool", "kazoo"} {
 		if strings.Contains(demo, tool) {
 			t.Errorf("make demo would install %s, which only the tests need:\n%s", tool, demo)
 		}

@@ -47,10 +47,10 @@ type Lock struct {
 	leases    int
 	semaphore bool
 	policy    nodemonitor.Policy
-	// Revocation (revocable.go): whether we honour a request, whether we
-	// watch for one, and Revoked's channel.
-	revocable, unwatched bool
-	revoked              chan struct{}
+	// Revocation (revocable.go): whether we watch for a request, whether
+	// we honour it, and Revoked's channel.
+	marks, revocable bool
+	revoked          chan struct{}
 
 	h   *holder                             // made by New: Observe, Lost and Done work before Lock
 	mon atomic.Pointer[nodemonitor.Monitor] // set by Lock
@@ -78,7 +78,7 @@ func New(rz *recoverable.RecoverableZookeeper, path, name string, opts ...Option
 		opt(&o)
 	}
 	l := &Lock{rz: rz, opts: o.monitorOptions(path), name: name, root: path, leases: o.leases, semaphore: o.semaphore, policy: o.policy,
-		revocable: o.revocable, unwatched: o.unwatched, revoked: make(chan struct{})}
+		marks: o.marks, revocable: o.revocable, revoked: make(chan struct{})}
 	l.h = newHolder(name, l.enginePaused)
 	return l
 }

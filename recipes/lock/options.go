@@ -14,9 +14,9 @@ type options struct {
 	// leases is a semaphore's number of leases, when semaphore.
 	leases    int
 	semaphore bool
-	// revocable: Revoked closes at a revoke request (Revocable);
-	// unwatched: no watch for one (the semaphore's gate).
-	revocable, unwatched bool
+	// marks: the holder watches for revoke requests; revocable: it
+	// honours them (Revocable, Irrevocable).
+	marks, revocable bool
 }
 
 // WithPolicy chooses what a holder does when its connection is lost: under

@@ -8,19 +8,21 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// Revocable makes a holder honour revoke requests (Revoke): Revoked closes
-// when one comes, and the holder should then finish its work and Unlock.
-// Revocation asks; it cannot force: a holder made without Revocable is
-// asked all the same, logs the request, and holds on.
-func Revocable() Option { return func(o *options) { o.revocable = true } }
+// Revocable makes a holder honour revoke requests (Revoke): it watches its
+// znode for a mark once it holds, and Revoked closes when one comes; the
+// holder should then finish its work and Unlock. Revocation asks; it
+// cannot force.
+func Revocable() Option { return func(o *options) { o.revocable, o.marks = true, true } }
 
-// unwatched leaves out the watch for revoke marks: the semaphore's gate,
-// which Revoke never marks, is not worth a round trip.
-func unwatched() Option { return func(o *options) { o.unwatched = true } }
+// Irrevocable makes a holder watch for revoke requests only to refuse
+// them: it logs each one, and holds on. A holder made with neither option
+// does not watch for them (it saves the read, after it holds, that
+// watching costs), and a request goes unseen.
+func Irrevocable() Option { return func(o *options) { o.revocable, o.marks = false, true } }
 
 // Revoked is closed when a Revocable holder is asked to let go: a revoke
 // mark is on its znode, set by Revoke (or by hand, with zkCli.sh). It
-// stays open for a holder made without Revocable, and once the lock is
+// stays open for a holder made without Revocable, and after the lock was
 // lost or released. Revoked asks the holder to Unlock; the lock is its own
 // until it does.
 func (l *Lock) Revoked() <-chan struct{} { return l.revoked }
@@ -28,7 +30,7 @@ func (l *Lock) Revoked() <-chan struct{} { return l.revoked }
 // startMarks starts the goroutine that watches the holder's znode for a
 // revoke mark. Release stops it and waits for it. The caller holds l.mu.
 func (l *Lock) startMarks(node string) {
-	if l.unwatched {
+	if !l.marks {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

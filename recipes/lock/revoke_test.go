@@ -57,14 +57,14 @@ func TestARevocableHolderIsAskedAndTheNextHolds(t *testing.T) {
 	}
 }
 
-// A holder made without Revocable is asked all the same: it logs the
-// request, and holds on; AwaitRelease says it still holds.
-func TestAHolderNotRevocableLogsTheRequestAndHoldsOn(t *testing.T) {
+// An Irrevocable holder is asked all the same: it logs the request, and
+// holds on; AwaitRelease says it still holds.
+func TestAnIrrevocableHolderLogsTheRequestAndHoldsOn(t *testing.T) {
 	t.Parallel()
 	ln := newLine(t)
 	var log syncBuffer
 	rz := zktest.Connect(t, []string{ln.srv}, 5*time.Second, recoverable.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
-	ann := lock.New(rz, ln.at, "ann")
+	ann := lock.New(rz, ln.at, "ann", lock.Irrevocable())
 	if err := ann.Lock(ln.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestAHolderNotRevocableLogsTheRequestAndHoldsOn(t *testing.T) {
 	// She read the mark: were she to let go, Revoked would be closed now.
 	select {
 	case <-ann.Revoked():
-		t.Fatal("a holder that is not revocable was told to let go")
+		t.Fatal("an irrevocable holder was told to let go")
 	case <-ann.Lost():
 		t.Fatal("ann lost the lock at the request")
 	default:

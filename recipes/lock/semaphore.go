@@ -83,7 +83,7 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 	if err := l.recordLeases(ctx); err != nil {
 		return nil, err
 	}
-	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy), unwatched())
+	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy))
 	if err := gate.Lock(ctx); err != nil {
 		return nil, err
 	}

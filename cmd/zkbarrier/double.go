@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"zkspeaker/internal/cmdline"
+	"zkspeaker/internal/metrics"
+	"zkspeaker/recipes/barrier"
+)
+
+// runDouble enters the double barrier, runs CMD once the count is in,
+// leaves when CMD ends, waits until every member has left, and exits with
+// CMD's status.
+func runDouble(c *cli.Context) error {
+	cfg, err := parseRun(c)
+	if err != nil {
+		return err
+	}
+	log := cfg.log.With("name", cfg.name)
+	cfg.log = log
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	ms, err := metrics.Listen(cfg.metrics, log) // first: a port in use starts nothing
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
+	rz, err := connect(ctx, cfg, true)
+	if err != nil {
+		if ctx.Err() != nil {
+			return cli.Exit("zkbarrier: interrupted while connecting", 130)
+		}
+		return err
+	}
+	defer rz.Close()
+	defer cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)() // before rz.Close
+	b, _ := barrier.NewDouble(rz, cfg.path, cfg.count, barrier.WithName(cfg.name))     // checked by parseRun
+	life, endLife := context.WithCancel(context.Background())
+	defer endLife()
+	registerDouble(life, ms, rz, b, cfg)
+	defer ms.Serve(life)()
+
+	log.Info("entering the double barrier", "path", cfg.path, "count", cfg.count)
+	if err := b.Enter(ctx); err != nil {
+		if ctx.Err() != nil {
+			return cli.Exit("zkbarrier: interrupted while waiting to enter", 130)
+		}
+		if ce := (*barrier.CountError)(nil); errors.As(err, &ce) {
+			return cmdline.BadFlag("count", "%s", ce.Reason())
+		}
+		return cmdline.ExplainNoAuth(err)
+	}
+	log.Info("all are in: starting CMD", "count", cfg.count, "member", b.Member(), "cmd", cfg.argv[0])
+	stop() // from now on, signals go to CMD (execute), and a second one stops our wait to leave
+	status := execute(b, cfg)
+	return leave(b, cfg, status)
+}
+
+// leave leaves the barrier after CMD, and waits until every member of the
+// round still alive has left, or until Ctrl-C, SIGTERM or SIGHUP.
+func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	cfg.log.Info("CMD ended: leaving, and waiting until every member still alive has left", "cmd_status", status)
+	err := b.Leave(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return cli.Exit("zkbarrier: interrupted while waiting for the others to leave", 130)
+	case errors.Is(err, barrier.ErrLost):
+		cfg.log.Warn("we lost our place inside while CMD ran (session expired?): the others did not wait for us")
+		if status == 0 {
+			status = 1
+		}
+	case err != nil:
+		return err
+	default:
+		cfg.log.Info("every member has left", "cmd_status", status)
+	}
+	if status != 0 {
+		return cli.Exit("", status)
+	}
+	return nil
+}
+
+// execute runs CMD until it exits, and returns its status. Signals to
+// zkbarrier go on to CMD, and CMD gets SIGTERM when our place inside is
+// lost: the others no longer wait for it. CMD gets SIGKILL should
+// zkbarrier die (the parent-death signal), so that a killed member's CMD
+// does not run on unseen.
+func execute(b *barrier.DoubleBarrier, cfg config) int {
+	cmd := exec.Command(cfg.argv[0], cfg.argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "ZKBARRIER_PATH="+cfg.path, "ZKBARRIER_MEMBER="+b.Member())
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	if err := cmd.Start(); err != nil {
+		cfg.log.Error("cannot start CMD", "error", err)
+		return 1
+	}
+	done := make(chan int, 1)
+	go func() { done <- exitStatus(cmd.Wait()) }()
+	states, cancel := observe(b)
+	defer cancel()
+	for {
+		select {
+		case status := <-done:
+			return status
+		case sig := <-signals:
+			_ = cmd.Process.Signal(sig)
+		case st, ok := <-states:
+			if !ok {
+				states = nil
+			} else if st == barrier.StateLost {
+				cfg.log.Warn("our member znode is gone: the others no longer wait for us; stopping CMD")
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+			}
+		}
+	}
+}
+
+// observe follows the barrier's states until cancel.
+func observe(b *barrier.DoubleBarrier) (<-chan barrier.State, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	return b.Observe(ctx), cancel
+}
+
+// exitStatus is CMD's exit status, 128+N when signal N ended it, as a
+// shell reports it.
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		if err != nil {
+			return 1
+		}
+		return 0
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}

@@ -41,6 +41,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 		{ref, "### `zkgroup`", "zkgroup", []string{"create", "join", "list", "delete"}},
 		{ref, "### `zkconfig`", "zkconfig", []string{"update", "watch", "set", "get"}},
 		{ref, "### `zkview`", "zkview", []string{""}},
+		{ref, "### `zkbarrier`", "zkbarrier", []string{"set", "wait", "remove", "run"}},
 		{ref, "### `seqid`", "seqid", []string{"create", "delete", "list", "next", "restore", "persist", "bench"}},
 		{filepath.Join(root, "recipes", "lock", "README.md"), "## Run along: `zklock`", "zklock", []string{""}},
 	} {
@@ -66,7 +67,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 // a temporary folder.
 func buildAll(t *testing.T, root string) map[string]string {
 	t.Helper()
-	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview"}
+	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview", "zkbarrier"}
 	dir, ok := prebuilt.Commands(names...)
 	if !ok {
 		dir = t.TempDir()

@@ -11,6 +11,7 @@ import (
 	"zkspeaker/internal/election"
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/lock"
 	"zkspeaker/recoverable"
 	"zkspeaker/znodemonitor"
 )
@@ -47,8 +48,10 @@ var electionKinds = []electionKind{
 				nodemonitor.WithPolicy(s.policy))
 		},
 		inspect: func(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (status.Render, <-chan zk.Event, error) {
-			v, wake, err := nodemonitor.Inspect(ctx, rz, path)
-			return func(b *strings.Builder, s fourletter.Sightings) { status.WriteSequential(b, v, s) }, wake, err
+			// A lock's path too: readers and a semaphore's leases
+			// are listed with the writers (status.WriteLine).
+			v, wake, err := lock.Inspect(ctx, rz, path)
+			return func(b *strings.Builder, s fourletter.Sightings) { status.WriteLine(b, v, s) }, wake, err
 		},
 	},
 	{

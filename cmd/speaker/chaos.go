@@ -27,6 +27,7 @@ func chaosCommand() *cli.Command {
 		Usage: "a seeded soak: speakers (or, with --recipe, another program's processes) on a real ensemble, each behind its own fault proxies, hit by random faults; then an exact check",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cmd", Usage: "run a program of yours in place of the speaker: its command line, with {servers}, {name} and {out}, and {path} and {session} if it takes them (docs/chaos.md, the contract)"},
+			&cli.StringFlag{Name: "pace", Usage: "with --cmd, the longest your program takes to write its next line, leading or taking over once it may (a poller's period), a `duration` (default 1s; docs/chaos.md, the contract)"},
 			&cli.StringFlag{Name: "recipe", Value: chaos.DefaultRecipe(), Usage: "the program under test: " + strings.Join(chaos.Recipes(), ", ") + " (docs/chaos.md)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the random plan; the same seed draws the same faults (default: from the clock, printed)"},
 			&cli.StringFlag{Name: "duration", Value: "2m", Usage: "how long to inject faults, a `duration`"},
@@ -60,6 +61,14 @@ func parseChaos(c *cli.Context) (chaos.Config, error) {
 	var err error
 	if cfg.Duration, err = positiveDuration(c, "duration"); err != nil {
 		return cfg, err
+	}
+	if c.IsSet("pace") {
+		if !c.IsSet("cmd") {
+			return cfg, badFlag("pace", "is what a --cmd program declares: give --cmd too")
+		}
+		if cfg.Interval, err = positiveDuration(c, "pace"); err != nil {
+			return cfg, err
+		}
 	}
 	if !c.IsSet("seed") {
 		cfg.Seed = time.Now().UnixNano() % 1_000_000

@@ -191,6 +191,9 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "cmd", args: []string{"--cmd", "no-such-program {servers} {name} {out}"}, sub: "chaos"},
 		{flag: "cmd", args: []string{"--cmd", "sh {servers} {name} {out}", "--recipe", "lock"}, sub: "chaos"},
 		{flag: "faults", args: []string{"--cmd", "sh {servers} {name} {out}", "--faults", "delete-leader"}, sub: "chaos"},
+		{flag: "pace", args: []string{"--pace", "5s"}, sub: "chaos"}, // no --cmd to declare it
+		{flag: "pace", args: []string{"--cmd", "sh {servers} {name} {out}", "--pace", "0s"}, sub: "chaos"},
+		{flag: "pace", args: []string{"--cmd", "sh {servers} {name} {out}", "--pace", "slow"}, sub: "chaos"},
 		// A folder is no out file, and checking it must not create it.
 		{flag: "out", args: []string{"--out", filepath.Join(dir, "fo") + "/"}},
 		{flag: "out", args: []string{"--out", dir + "/new/.."}},

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"zkspeaker/cmd/speaker/internal/chaos"
@@ -23,7 +24,10 @@ const Name = "cmd"
 // Path is the election's parent znode, which {path} gives the program.
 const Path = "/election"
 
-// Pace is the contract's longest gap between two lines of a leader.
+// Pace is the contract's longest gap between two lines of a leader, and
+// between the moment a program may take over and its first line, unless
+// the program declares a longer one (Config.Interval, --pace): one that
+// polls rather than watches takes its period to notice.
 const Pace = time.Second
 
 // Recipe is the soak of the program that Config.Cmd runs.
@@ -34,10 +38,13 @@ var Recipe = chaos.Recipe{
 	// The program's own flags are in its template: --election and --fence
 	// are the speaker's. Its epochs, when it writes any, must never go
 	// down under at-most-one, which declares no window for two writers.
-	// Its pace is the contract's, a line a second at least, which the
-	// stall bound and the windows count with.
+	// Its pace is the contract's, a line a second at least, or the one
+	// it declares; the stall bound and the windows count with it.
 	Settle: func(c *chaos.Config) {
-		c.Election, c.Fence, c.Interval = "sequential", c.Policy == "at-most-one", Pace
+		c.Election, c.Fence = "sequential", c.Policy == "at-most-one"
+		if c.Interval <= 0 {
+			c.Interval = Pace
+		}
 	},
 	Path:  func(*chaos.Config) string { return Path },
 	Slots: func(c *chaos.Config) []string { return chaos.Numbered("s", c.Speakers) },
@@ -62,8 +69,32 @@ var Recipe = chaos.Recipe{
 		return chaos.Layout{AnyNames: true}
 	},
 	Describe: func(c chaos.Config) string {
-		return fmt.Sprintf("chaos: --cmd '%s', seed %d, %v, %d processes, %s, %s", c.Cmd, c.Seed, c.Duration, c.Speakers, c.Policy, c.ServersWord())
+		return fmt.Sprintf("chaos: --cmd '%s', seed %d, %v, %d processes, %s%s, %s", c.Cmd, c.Seed, c.Duration, c.Speakers, c.Policy,
+			paceWord(c.Interval), c.ServersWord())
 	},
+	Summary: summary,
+}
+
+// paceWord is ", pace D" for a pace the program declared, "" for the
+// contract's.
+func paceWord(d time.Duration) string {
+	if d == Pace || d == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", pace %v", d)
+}
+
+// summary is the election's line of what the processes did, and, when the
+// program declared a pace of its own, what it allows: a slow program's
+// long handovers are what it declared, which the fault table shows.
+func summary(in chaos.Input, r chaos.Report) string {
+	if in.Interval == Pace {
+		return "" // the election's line
+	}
+	line := fmt.Sprintf("lines %d, writers %d (%s), terms %d", r.Lines, len(r.Writers), strings.Join(r.Writers, ", "), r.Terms)
+	bound := in.Session + in.Tick + in.Interval + in.Slack
+	return fmt.Sprintf("%s\npace %v, as the program declared (--pace): a line from the leader at least every %v, and a silence after the faults heal is a stall only past S + tick + pace + %v = %v",
+		line, in.Interval, in.Interval, in.Slack, bound)
 }
 
 // check refuses a template that does not parse, or whose program is not

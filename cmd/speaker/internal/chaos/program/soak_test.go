@@ -80,3 +80,36 @@ func TestSoakFailsASpeakerThatWritesBeforeItChecks(t *testing.T) {
 		}
 	}
 }
+
+// A student's speaker that never watches (testdata/pollingspeaker): a
+// follower looks at the line every 5 s, and a leader reads it again before
+// each line. It is slow, not wrong: declaring its poll as its pace, it
+// passes, and the report shows handovers longer than a watching program's
+// bound, and the pace that allowed them.
+func TestSoakPassesASpeakerThatPolls(t *testing.T) {
+	t.Parallel()
+	speaker := chaostest.Build(t, nil)
+	dir, err := sabotage.Built(nil, "./testdata/pollingspeaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const poll = 5 * time.Second
+	cmd := fmt.Sprintf("'%s' --zk {servers} --name {name} --out {out} --path {path} --session {session} --poll %v",
+		filepath.Join(dir, "pollingspeaker"), poll)
+	cfg := chaos.Config{Recipe: Name, Cmd: cmd, Seed: 4, Duration: 16 * time.Second, Speakers: 3, Policy: "at-most-one",
+		Servers: 1, Speaker: speaker, Interval: poll}
+	chaostest.MustPass(t, cfg, func(rep chaos.Report) string {
+		watcher := chaos.DefaultSession + chaos.DefaultTick + Pace + chaos.Slack
+		longest := time.Duration(0)
+		for _, k := range rep.Kinds {
+			longest = max(longest, k.Handover.Max)
+		}
+		switch {
+		case longest <= watcher:
+			return fmt.Sprintf("the longest handover took %v, no longer than a watching program may (%v): the poll was not tested", longest, watcher)
+		case !strings.Contains(rep.Summary, "pace 5s, as the program declared"):
+			return fmt.Sprintf("the summary does not say the declared pace: %q", rep.Summary)
+		}
+		return ""
+	})
+}

@@ -26,6 +26,10 @@ type Line struct {
 	N int
 }
 
+// ReadLines is the out file's well-formed lines, as the checker reads
+// them: for a recipe's summary, which is given the Input alone.
+func ReadLines(out []byte) ([]Line, error) { return readLines(out) }
+
 // readLines parses the out file as speaker.ReadTimeline does, with the
 // same limits, so its line numbers are the timeline's; torn lines are
 // skipped, as the timeline reports them.

@@ -40,6 +40,12 @@ type Overlap struct {
 // unexplained one is two leaders where the election promised one.
 func (o Overlap) Explained() bool { return o.Window != "" }
 
+// Classify gives every overlap the window that explains it under in's
+// policy and fence, as the checker does an election's: for a recipe's own
+// checker that judges only some pairs of writers (two readers may hold at
+// once) or counts holders (a semaphore's).
+func Classify(in Input, found []speaker.Overlap) []Overlap { return classifyOverlaps(in, found) }
+
 // classifyOverlaps gives every overlap the window that explains it under
 // in's policy and fence.
 func classifyOverlaps(in Input, found []speaker.Overlap) []Overlap {

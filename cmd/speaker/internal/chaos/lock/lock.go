@@ -27,46 +27,61 @@ const Name = "lock"
 const path = "/chaos-lock"
 
 // Recipe is the lock's soak, as the core runs and checks it.
-var Recipe = chaos.Recipe{
-	Name:    Name,
-	Command: "zklock",
-	Noun:    "zklock contenders",
-	Words:   words,
-	// zklock is the sequential recipe; Fence is its CMD's, which fences
-	// with ZKLOCK_EPOCH (at-most-one only, as for speakers).
-	Settle:   func(c *chaos.Config) { c.Election = "sequential" },
-	Path:     func(*chaos.Config) string { return path },
-	Slots:    func(c *chaos.Config) []string { return chaos.Numbered("s", c.Speakers) },
-	Argv:     argv,
-	Started:  func(string) string { return `msg="waiting for the lock"` },
-	Respawns: func(string) bool { return true }, // a contender ends when its CMD does, and goes again
-	// zklock exits with its CMD's status: also 130 (interrupted while
-	// waiting for the lock) and 137 (its watchdog killed a CMD that had
-	// not ended by the moment the session might expire: on a loaded
-	// machine, a CMD between a line and its fsync may not be let finish)
-	// and 143 (a CMD just started, signalled before it handles SIGTERM,
-	// ends by it).
-	GoodStatus: func(_ string, status int) bool { return status == 130 || status == 137 || status == 143 },
-	Describe: func(c chaos.Config) string {
-		return fmt.Sprintf("chaos: lock, seed %d, %v, %d %s, %s, %s", c.Seed, c.Duration, c.Speakers, c.Noun(), c.Policy, c.ServersWord())
-	},
-	Summary: func(_ chaos.Input, r chaos.Report) string {
-		return fmt.Sprintf("lines of CMD %d, critical sections %d, contenders that held the lock %d (%s)", r.Lines, r.Terms, len(r.Writers), strings.Join(r.Writers, ", "))
-	},
+var Recipe = Contenders(Name, path, nil)
+
+// Contenders is the recipe of a soak of zklock contenders on path, as the
+// lock's: each in a loop, holding while CMD (Work) writes; flags are a
+// contender's own zklock flags (--shared for a reader, --leases N), nil
+// for none. The read-write lock's and the semaphore's soaks start from it.
+func Contenders(name, path string, flags func(c *chaos.Config, slot string) []string) chaos.Recipe {
+	return chaos.Recipe{
+		Name:    name,
+		Command: "zklock",
+		Noun:    "zklock contenders",
+		Words:   words,
+		// zklock is the sequential recipe; Fence is its CMD's, which fences
+		// with ZKLOCK_EPOCH (at-most-one only, as for speakers).
+		Settle:   func(c *chaos.Config) { c.Election = "sequential" },
+		Path:     func(*chaos.Config) string { return path },
+		Slots:    func(c *chaos.Config) []string { return chaos.Numbered("s", c.Speakers) },
+		Argv:     argv(path, flags),
+		Started:  func(string) string { return `msg="waiting for the lock"` },
+		Respawns: func(string) bool { return true }, // a contender ends when its CMD does, and goes again
+		// zklock exits with its CMD's status: also 130 (interrupted while
+		// waiting for the lock) and 137 (its watchdog killed a CMD that had
+		// not ended by the moment the session might expire: on a loaded
+		// machine, a CMD between a line and its fsync may not be let finish)
+		// and 143 (a CMD just started, signalled before it handles SIGTERM,
+		// ends by it).
+		GoodStatus: func(_ string, status int) bool { return status == 130 || status == 137 || status == 143 },
+		Describe: func(c chaos.Config) string {
+			return fmt.Sprintf("chaos: %s, seed %d, %v, %d %s, %s, %s", c.Recipe, c.Seed, c.Duration, c.Speakers, c.Noun(), c.Policy, c.ServersWord())
+		},
+		Summary: func(_ chaos.Input, r chaos.Report) string {
+			return fmt.Sprintf("lines of CMD %d, critical sections %d, contenders that held the lock %d (%s)", r.Lines, r.Terms, len(r.Writers), strings.Join(r.Writers, ", "))
+		},
+	}
 }
 
-// argv is a contender's command line: zklock, and the CMD it runs while
-// it holds the lock for a time drawn from S/2 to 3.5 S (or Config.Hold).
-func argv(c *chaos.Config, name, servers string, rng *rand.Rand, _ int) []string {
-	hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
-	if c.Hold > 0 {
-		hold = c.Hold
+// argv gives a contender's command line: zklock on path with flags, and
+// the CMD it runs while it holds the lock for a time drawn from S/2 to
+// 3.5 S (or Config.Hold).
+func argv(path string, flags func(c *chaos.Config, slot string) []string) func(*chaos.Config, string, string, *rand.Rand, int) []string {
+	return func(c *chaos.Config, name, servers string, rng *rand.Rand, _ int) []string {
+		hold := c.Session/2 + time.Duration(rng.Int64N(int64(c.Session*3)))
+		if c.Hold > 0 {
+			hold = c.Hold
+		}
+		out := []string{"--servers", servers, "--path", path, "--name", name,
+			"--session-timeout", c.Session.String(), "--policy", c.Policy, "--grace", (c.Session / 2).String(),
+			"--log-level", "info"}
+		if flags != nil {
+			out = append(out, flags(c, name)...)
+		}
+		return append(out, "--",
+			c.Speaker, "chaos-work", "--name", name, "--out", c.Out(), "--interval", c.Interval.String(), "--for", hold.Round(time.Millisecond).String(),
+			fmt.Sprintf("--fence=%v", c.Fence))
 	}
-	return []string{"--servers", servers, "--path", path, "--name", name,
-		"--session-timeout", c.Session.String(), "--policy", c.Policy, "--grace", (c.Session / 2).String(),
-		"--log-level", "info", "--",
-		c.Speaker, "chaos-work", "--name", name, "--out", c.Out(), "--interval", c.Interval.String(), "--for", hold.Round(time.Millisecond).String(),
-		fmt.Sprintf("--fence=%v", c.Fence)}
 }
 
 // words are the lock's: a holder, its critical sections.

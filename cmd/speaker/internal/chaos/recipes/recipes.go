@@ -9,10 +9,12 @@ import (
 	"zkspeaker/cmd/speaker/internal/chaos/group"
 	"zkspeaker/cmd/speaker/internal/chaos/lock"
 	"zkspeaker/cmd/speaker/internal/chaos/program"
+	"zkspeaker/cmd/speaker/internal/chaos/rwlock"
+	"zkspeaker/cmd/speaker/internal/chaos/semaphore"
 	"zkspeaker/cmd/speaker/internal/chaos/seqid"
 	"zkspeaker/cmd/speaker/internal/chaos/speaker"
 )
 
 func init() {
-	chaos.Register(speaker.Recipe, lock.Recipe, group.Recipe, config.Recipe, seqid.Recipe, program.Recipe)
+	chaos.Register(speaker.Recipe, lock.Recipe, rwlock.Recipe, semaphore.Recipe, group.Recipe, config.Recipe, seqid.Recipe, program.Recipe)
 }

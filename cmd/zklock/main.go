@@ -4,6 +4,8 @@
 // command exits, and exits with the command's status.
 //
 //	zklock --path /leader -- ./backup.sh --full
+//
+// `zklock revoke --path /leader` asks the holders to let go (revoke.go).
 package main
 
 import (
@@ -21,6 +23,13 @@ func main() {
 	if grace, ok := os.LookupEnv(watchdogEnv); ok {
 		os.Exit(runWatchdog(grace))
 	}
+	// revoke only as the first word: `zklock -- revoke` runs a CMD of
+	// that name, as any CMD after -- is run.
+	if len(os.Args) > 1 && os.Args[1] == "revoke" {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+		cmdline.Main(newRevokeApp())
+		return
+	}
 	cmdline.Main(newApp())
 }
 
@@ -30,16 +39,18 @@ func newApp() *cli.App {
 		Name:      "zklock",
 		Usage:     "run a command only while holding a ZooKeeper lock",
 		Version:   usage.Version(),
-		UsageText: "zklock [options] -- CMD [ARGS...]",
+		UsageText: "zklock [options] -- CMD [ARGS...]\nzklock revoke --path P [--timeout D]",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
 			"\nCMD sees ZKLOCK_EPOCH, the lock's epoch, which grows with every holder, to fence\n" +
 			"its writes (0 under --policy at-least-one, which confirms nothing), and\n" +
-			"ZKLOCK_PATH. zklock exits with CMD's status.\n",
+			"ZKLOCK_PATH. zklock exits with CMD's status, or with 75 when --revocable and\n" +
+			"`zklock revoke` asked it to let go (see zklock revoke --help).\n",
 		Flags: []cli.Flag{
 			cmdline.ServersFlag(),
 			&cli.StringFlag{Name: "path", Value: "/lock", Usage: "the lock's znode; contenders queue under it"},
 			&cli.BoolFlag{Name: "shared", Usage: "take a read lock (flock -s; here -s is --servers): holders with --shared hold together, and a zklock without it takes the write lock and holds alone"},
 			&cli.StringFlag{Name: "leases", Usage: "a semaphore: at most `N` holders at once, each holding as the lock is held; the path records N, and every contender on it must give the same"},
+			&cli.BoolFlag{Name: "revocable", Usage: "let go when `zklock revoke` asks: stop CMD as at the end of the lock (SIGTERM, SIGKILL after --grace), release the lock, exit 75; without it, the request is logged and CMD carries on"},
 			&cli.StringFlag{Name: "name", Usage: "who waits, as stored in our znode (default: host:pid)"},
 			&cli.StringFlag{Name: "session-timeout", Value: "5s", Usage: "session timeout to ask for, a `duration`; a dead holder's lock passes on after it"},
 			&cli.StringFlag{Name: "policy", Value: "at-most-one", Usage: "when the connection is lost: at-most-one freezes CMD at once and thaws it once the lock is proved ours again (killed if lost); at-least-one lets it run while the session may live"},

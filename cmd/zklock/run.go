@@ -53,7 +53,9 @@ func runLock(c *cli.Context) error {
 		if ctx.Err() != nil {
 			return cli.Exit("zklock: interrupted while waiting for the lock", 130)
 		}
-		if le := (*lock.LeasesError)(nil); errors.As(err, &le) {
+		if le := (*lock.LeasesError)(nil); errors.As(err, &le) && le.Ours == 0 {
+			return cmdline.BadFlag("leases", "not given, but %s is a semaphore that admits %s at once: give --leases %s, or take a lock on another path", le.Path, le.Recorded, le.Recorded)
+		} else if errors.As(err, &le) {
 			return cmdline.BadFlag("leases", "%d, but %s admits %s at once: every contender on a path must give the same number", le.Ours, le.Path, le.Recorded)
 		}
 		return cmdline.ExplainNoAuth(err)
@@ -62,6 +64,9 @@ func runLock(c *cli.Context) error {
 	status, why := supervise(ctx, log, rz, lk, s)
 	release()
 	log.Info("released the lock", "cmd_status", status, "because", why)
+	if why == revokedWhy {
+		return cli.Exit("", revokedStatus)
+	}
 	if status != 0 {
 		return cli.Exit("", status)
 	}

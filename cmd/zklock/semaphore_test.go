@@ -15,8 +15,10 @@ import (
 )
 
 // A contender that gives another --leases than the path records is bad
-// input: exit 2, its last line naming --leases and both numbers, and its
-// CMD never runs. The holder of a lease is untouched.
+// input, and so is a plain or --shared zklock on a semaphore's path (its
+// znode would stand in none of the semaphore's lines): exit 2, the last
+// line naming --leases and the numbers, and CMD never runs. The holder of
+// a lease is untouched.
 func TestDisagreeingLeasesIsBadInput(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Shared(t)
@@ -28,14 +30,23 @@ func TestDisagreeingLeasesIsBadInput(t *testing.T) {
 	if err := holder.WaitForStderr(ctx, "holding the lock"); err != nil {
 		t.Fatalf("%v\n%s", err, holder.Stderr())
 	}
-	p := run(t, cluster.ConnString(), "--leases", "3", "--", "/bin/sh", "-c", "touch "+marker)
-	code := wait(t, p, 10*time.Second)
-	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
-	if last := lines[len(lines)-1]; code != 2 || !strings.HasPrefix(last, "zklock: --leases: 3, but ") || !strings.Contains(last, "admits 2 at once") {
-		t.Fatalf("exit %d, last line %q; want exit 2 and one line naming --leases, 3 and 2", code, last)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--leases", "3"}, "zklock: --leases: 3, but "},
+		{nil, "zklock: --leases: not given, but "},
+		{[]string{"--shared"}, "zklock: --leases: not given, but "},
+	} {
+		p := run(t, cluster.ConnString(), append(tc.args, "--", "/bin/sh", "-c", "touch "+marker)...)
+		code := wait(t, p, 10*time.Second)
+		lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+		if last := lines[len(lines)-1]; code != 2 || !strings.HasPrefix(last, tc.want) || !strings.Contains(last, "admits 2 at once") {
+			t.Fatalf("zklock %q: exit %d, last line %q; want exit 2 and one line starting %q, naming 2", tc.args, code, last, tc.want)
+		}
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("the contender with another --leases ran its CMD")
+		t.Fatal("a contender refused by the semaphore ran its CMD")
 	}
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -21,20 +21,22 @@ import (
 // settings are zklock's flags, checked.
 type settings struct {
 	cmdline.ZooKeeper
-	path    string
-	name    string
-	policy  nodemonitor.Policy
-	shared  bool // --shared: a read lock
-	leases  int  // --leases: a semaphore's, 0 for a lock
-	grace   time.Duration
-	argv    []string
-	metrics string // --metrics, "" when off
+	path   string
+	name   string
+	policy nodemonitor.Policy
+	shared bool // --shared: a read lock
+	leases int  // --leases: a semaphore's, 0 for a lock
+	// revocable: --revocable, let go when asked (lock.Revocable).
+	revocable bool
+	grace     time.Duration
+	argv      []string
+	metrics   string // --metrics, "" when off
 }
 
 // parse checks every flag and CMD before anything talks to ZooKeeper: bad
 // input is one line naming the flag, and nothing is created.
 func parse(c *cli.Context) (settings, error) {
-	s := settings{path: c.String("path"), name: c.String("name"), shared: c.Bool("shared"), argv: c.Args().Slice()}
+	s := settings{path: c.String("path"), name: c.String("name"), shared: c.Bool("shared"), revocable: c.Bool("revocable"), argv: c.Args().Slice()}
 	var err error
 	if len(s.argv) == 0 {
 		return s, cmdline.Usage("no command to run: zklock [options] -- CMD [ARGS...]")
@@ -95,9 +97,13 @@ func (s settings) mode() string {
 	return "write"
 }
 
-// lockOptions are the lock's options that the flags choose.
+// lockOptions are the lock's options that the flags choose. Without
+// --revocable a request is still watched for, and logged (Irrevocable).
 func (s settings) lockOptions() []lock.Option {
-	opts := []lock.Option{lock.WithPolicy(s.policy)}
+	opts := []lock.Option{lock.WithPolicy(s.policy), lock.Irrevocable()}
+	if s.revocable {
+		opts[1] = lock.Revocable()
+	}
 	switch {
 	case s.leases > 0:
 		opts = append(opts, lock.Leases(s.leases))

@@ -29,6 +29,15 @@ const (
 // proved ours again before the session could expire.
 const frozenTooLong = "the lock was not proved ours again before the session could expire: the watchdog killed the frozen CMD and all it started"
 
+// revokedWhy is why CMD ended when `zklock revoke` asked a --revocable
+// zklock to let go; zklock then exits with revokedStatus.
+const revokedWhy = "zklock revoke asked for the lock"
+
+// revokedStatus is a revoked zklock's exit status, whatever CMD's:
+// sysexits.h's EX_TEMPFAIL, "try again later", for the lock was taken
+// away, and a script that runs zklock in a loop may well try again.
+const revokedStatus = 75
+
 // supervisor runs CMD under the watchdog while the lock is held: it moves
 // CMD's deadline on, freezes CMD's tree while the lock is suspended
 // (at-most-one: the connection is lost, the lock unproved) or zklock is
@@ -109,6 +118,7 @@ func (sv *supervisor) loop(ctx context.Context, lk *lock.Lock) (int, string) {
 	observing, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	states := lk.Observe(observing)
+	revoked := lk.Revoked() // open for ever without --revocable
 	jobs := make(chan os.Signal, 2)
 	signal.Notify(jobs, syscall.SIGTSTP, syscall.SIGCONT)
 	defer signal.Stop(jobs)
@@ -133,6 +143,10 @@ func (sv *supervisor) loop(ctx context.Context, lk *lock.Lock) (int, string) {
 			} else {
 				sv.resume()
 			}
+		case <-revoked:
+			revoked = nil
+			sv.log.Info("revocable, and asked to let go: stopping CMD and all it started, then releasing the lock")
+			sv.stop(revokedWhy)
 		case <-ctx.Done():
 			sv.log.Info("asked to stop: stopping CMD and all it started, then releasing the lock")
 			ctx = context.Background()

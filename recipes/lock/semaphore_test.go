@@ -87,3 +87,21 @@ func TestADisagreeingNumberOfLeasesIsRefused(t *testing.T) {
 		t.Fatalf("Lock with 3 leases where 2 are recorded: %v, want lock.ErrLeases", err)
 	}
 }
+
+// A read or write lock on a semaphore's path is refused: its znode would
+// stand in none of the semaphore's lines, and hold beside its leases.
+func TestALockOnASemaphoresPathIsRefused(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	ln.mustHold(ln.lease("a", 2))
+	for _, opts := range [][]lock.Option{nil, {lock.Shared()}} {
+		err := lock.New(ln.rz, ln.at, "plain", opts...).Lock(ln.ctx)
+		var le *lock.LeasesError
+		if !errors.As(err, &le) || !errors.Is(err, lock.ErrLeases) || le.Recorded != "2" || le.Ours != 0 {
+			t.Fatalf("Lock on a semaphore's path = %v; want a *LeasesError recording 2", err)
+		}
+	}
+	if children := ln.children(ln.at); len(children) != 2 {
+		t.Fatalf("the path's children are %v; want only the semaphore's gate and leases", children)
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"zkspeaker/internal/testkit/zktest"
+)
+
+// revoke runs `zklock revoke` on the test's path, unless args give another.
+func revoke(t *testing.T, servers string, args ...string) *zktest.Process {
+	t.Helper()
+	return zktest.Run(t, zklockBin(t), append([]string{"revoke", "--servers", servers, "--path", zktest.Path(t)}, args...)...)
+}
+
+// `zklock revoke` ends a --revocable holder's CMD: one that stops at its
+// SIGTERM within the grace, and one that ignores it, killed once the grace
+// is over. The holder exits 75, revoke says whom it asked and that it let
+// go, and the next in line starts its CMD.
+func TestRevokeEndsARevocableHoldersCMDAndTheNextStarts(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	for _, tc := range []struct {
+		name, trap, ended string
+	}{
+		{"stops at SIGTERM", `trap 'echo "term ann 0" >> %[1]s; exit 0' TERM`, "term ann"},
+		{"ignores SIGTERM", `trap '' TERM`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "held.txt")
+			const grace = time.Second
+			ann := run(t, cluster.ConnString(), "--revocable", "--name", "ann", "--grace", grace.String(), "--", "/bin/sh", "-c",
+				fmt.Sprintf(tc.trap+`; echo "start ann 0" >> %[1]s; while :; do sleep 0.05; done`, file))
+			waitForLine(t, file, "start ann")
+			bob := run(t, cluster.ConnString(), "--name", "bob", "--", "/bin/sh", "-c", fmt.Sprintf(`echo "start bob 0" >> %s`, file))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := bob.WaitForStderr(ctx, "waiting in line"); err != nil {
+				t.Fatalf("bob never queued: %v\n%s", err, bob.Stderr())
+			}
+			asked := time.Now()
+			r := revoke(t, cluster.ConnString(), "--timeout", "10s")
+			if code := wait(t, r, 15*time.Second); code != 0 {
+				t.Fatalf("revoke exited %d\nstdout:\n%s\nstderr:\n%s", code, r.Stdout(), r.Stderr())
+			}
+			if out := r.Stdout(); !strings.Contains(out, "asked ann to let go of "+zktest.Path(t)+": ") || !strings.Contains(out, "ann let go after ") || strings.Contains(out, "bob") {
+				t.Fatalf("revoke said:\n%s\nwant ann asked, and let go; bob not asked", out)
+			}
+			if code := wait(t, ann, 10*time.Second); code != 75 {
+				t.Fatalf("ann exited %d, want 75\n%s", code, ann.Stderr())
+			}
+			took := time.Since(asked)
+			waitForLine(t, file, "start bob")
+			if tc.ended != "" {
+				waitForLine(t, file, tc.ended)
+			}
+			if !strings.Contains(ann.Stderr(), "revoke requested") || !strings.Contains(ann.Stderr(), `because="zklock revoke asked for the lock"`) {
+				t.Fatalf("ann's log does not say she was asked and let go:\n%s", ann.Stderr())
+			}
+			if code := wait(t, bob, 10*time.Second); code != 0 {
+				t.Fatalf("bob exited %d\n%s", code, bob.Stderr())
+			}
+			if tc.ended == "" && took < grace {
+				t.Fatalf("ann, ignoring SIGTERM, let go %v after the request, before her grace of %v ended", took, grace)
+			}
+			t.Logf("ann let go %v after the request", took.Round(time.Millisecond))
+		})
+	}
+}
+
+// A holder without --revocable is asked all the same: it logs the request,
+// once, and its CMD carries on; revoke exits 1 at its --timeout, naming it.
+func TestANonRevocableHolderLogsTheRequestAndCarriesOn(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	dir := t.TempDir()
+	file, gate := filepath.Join(dir, "held.txt"), filepath.Join(dir, "gate")
+	ann := run(t, cluster.ConnString(), "--name", "ann", "--", "/bin/sh", "-c",
+		fmt.Sprintf(`echo "start ann 0" >> %[1]s; until [ -e %[2]s ]; do sleep 0.02; done; echo "end ann 0" >> %[1]s`, file, gate))
+	waitForLine(t, file, "start ann")
+	r := revoke(t, cluster.ConnString(), "--timeout", "1s")
+	code := wait(t, r, 10*time.Second)
+	stderr := strings.TrimRight(r.Stderr(), "\n")
+	if code != 1 || !strings.HasPrefix(stderr, "zklock revoke: ann still held ") || strings.Contains(stderr, "\n") {
+		t.Fatalf("revoke exited %d, stderr %q; want 1 and one line saying ann still holds", code, stderr)
+	}
+	if n := strings.Count(ann.Stderr(), "not revocable: holding on"); n != 1 {
+		t.Fatalf("ann logged the request %d times, want once:\n%s", n, ann.Stderr())
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(t, ann, 10*time.Second); code != 0 {
+		t.Fatalf("ann exited %d, want 0: her CMD should have run to its end\n%s", code, ann.Stderr())
+	}
+	waitForLine(t, file, "end ann")
+}
+
+// Revoke on a lock nobody holds says so, exits 0, and creates nothing.
+func TestRevokeWithNobodyHolding(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	r := revoke(t, cluster.ConnString())
+	if code := wait(t, r, 10*time.Second); code != 0 || r.Stdout() != "nobody holds "+zktest.Path(t)+"\n" {
+		t.Fatalf("revoke exited %d, said %q; want 0 and that nobody holds", code, r.Stdout())
+	}
+	rz := zktest.Connect(t, cluster.Servers(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if ok, _, err := rz.Exists(ctx, zktest.Path(t)); err != nil || ok {
+		t.Fatalf("revoke created %s (%v, %v)", zktest.Path(t), ok, err)
+	}
+}
+
+// Bad input to `zklock revoke`: one line naming the problem, exit 2,
+// nothing created.
+func TestRevokeBadInput(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	for _, tc := range []struct {
+		want string
+		args []string
+	}{
+		{"--path", []string{"--path", "lock"}},
+		{"--path", []string{"--path", "/lock/"}},
+		{"--timeout", []string{"--timeout", "0s"}},
+		{"--timeout", []string{"--timeout", "soon"}},
+		{"--name", []string{"--name", "two\nlines"}},
+		{"--session-timeout", []string{"--session-timeout", "-1s"}},
+		{`unexpected argument "CMD"`, []string{"CMD"}},
+		{"--revocable", []string{"--revocable"}},
+	} {
+		r := revoke(t, cluster.ConnString(), tc.args...)
+		code := wait(t, r, 10*time.Second)
+		stderr := strings.TrimRight(r.Stderr(), "\n")
+		if code != 2 || strings.Contains(stderr, "\n") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("revoke %q: exit %d, stderr %q; want 2 and one line naming %s", tc.args, code, stderr, tc.want)
+		}
+	}
+}

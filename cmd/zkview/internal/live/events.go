@@ -24,7 +24,9 @@ func (h *Hub) changes(old, next Board, told time.Time) []Event {
 	h.line(sayAt, told, "single-file election", old.Single, next.Single)
 	if next.Lock != nil {
 		h.comings(sayAt, lockKind(next.Lock), withGate(old.Lock), withGate(next.Lock))
-		h.holders(func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }, told, old.Lock, next.Lock)
+		// Read the clock as it tells: after comings, whose joins and
+		// leaves come first at the same moment.
+		h.holders(func(kind, format string, args ...any) { sayAt(millis(h.now()), kind, format, args...) }, told, old.Lock, next.Lock)
 	}
 	if old.Group != nil && next.Group != nil {
 		members(say, next.Group.Path, old.Group.Members, next.Group.Members)

@@ -43,6 +43,8 @@ func TestALockIsDrawnAndToldHolderByHolder(t *testing.T) {
 	carol := contender("carol", "n_", 2, false, bob.Name)
 	dave := contender("dave", "read-", 3, false, carol.Name)
 	t0 := time.UnixMilli(1_000_000)
+	clock := t0
+	h.now = func() time.Time { clock = clock.Add(time.Microsecond); return clock } // moves at every reading
 	h.update(t0, "lock", rw(ann, bob, carol, dave))
 	b := h.Board()
 	if got, want := drawn(b.Lock.Candidates), "ann=holder/read bob=holder/read carol=waiting/write>bob dave=waiting/read>carol"; got != want {
@@ -65,6 +67,14 @@ func TestALockIsDrawnAndToldHolderByHolder(t *testing.T) {
 		"nobody holds the lock now", "carol holds the lock now (write, epoch 0:102), after 7 ms without a holder", "nobody holds the lock now"}
 	if !slices.Equal(told, want) {
 		t.Fatalf("told %q; want %q", told, want)
+	}
+	var log []string
+	for _, e := range h.Board().Log {
+		log = append(log, e.Text)
+	}
+	joined, holds := slices.Index(log, "ann joined the lock /report"), slices.Index(log, want[0])
+	if joined < 0 || holds < joined {
+		t.Errorf("the log tells ann holding before she joined: %q", log)
 	}
 }
 

@@ -171,8 +171,9 @@ func TestBadInputExits2WithOneLineAndCreatesNothing(t *testing.T) {
 		{flag: "servers", args: []string{"--servers", "localhost:0"}, sub: "bench"},
 		{flag: "speakers", args: []string{"--speakers", "1"}, sub: "chaos"},
 		{flag: "recipe", args: []string{"--recipe", "raft"}, sub: "chaos"},
-		{flag: "faults", args: []string{"--faults", "data-loss"}, sub: "chaos"}, // seqid only
-		{flag: "recipe", args: []string{"--recipe", "lock"}, sub: "chaos"},      // no zklock beside this speaker
+		{flag: "faults", args: []string{"--faults", "data-loss"}, sub: "chaos"},                      // seqid only
+		{flag: "recipe", args: []string{"--recipe", "lock"}, sub: "chaos"},                           // no zklock beside this speaker
+		{flag: "speakers", args: []string{"--recipe", "semaphore", "--speakers", "2"}, sub: "chaos"}, // no more than its 2 leases
 		{flag: "servers", args: []string{"--servers", "2"}, sub: "chaos"},
 		{flag: "duration", args: []string{"--duration", "0s"}, sub: "chaos"},
 		{flag: "policy", args: []string{"--policy", "sometimes"}, sub: "chaos"},

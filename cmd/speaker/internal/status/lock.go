@@ -54,7 +54,9 @@ func WriteLock(b *strings.Builder, v lock.View, s fourletter.Sightings) {
 	} else {
 		fmt.Fprintf(b, "  lock: %s\n", held(v.Line))
 	}
-	writeContenders(b, line, v.Line, false, s)
+	if len(v.Line) > 0 {
+		writeContenders(b, line, v.Line, false, s)
+	}
 	if v.Leases > 0 {
 		if len(v.Gate) == 0 {
 			fmt.Fprintf(b, "  gate %s/gate: nobody waits for a lease\n", v.Path)

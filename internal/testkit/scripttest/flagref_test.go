@@ -44,6 +44,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 		{ref, "### `zkbarrier`", "zkbarrier", []string{"set", "wait", "remove", "run"}},
 		{ref, "### `seqid`", "seqid", []string{"create", "delete", "list", "next", "restore", "persist", "bench"}},
 		{filepath.Join(root, "recipes", "lock", "README.md"), "## Run along: `zklock`", "zklock", []string{""}},
+		{filepath.Join(root, "recipes", "lock", "README.md"), "### `zklock revoke`", "zklock", []string{"revoke"}},
 	} {
 		header, rows := readTable(t, tb.doc, tb.heading)
 		for _, cmd := range tb.commands {

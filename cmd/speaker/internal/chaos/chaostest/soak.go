@@ -102,13 +102,19 @@ func RunSoak(t *testing.T, cfg chaos.Config) (chaos.Report, string) {
 // must find rich enough ("" when it is).
 func MustPass(t *testing.T, cfg chaos.Config, enough func(chaos.Report) string) {
 	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = filepath.Join(t.TempDir(), "soak")
+	}
 	rep, summary := RunSoak(t, cfg)
 	t.Logf("summary:\n%s", summary)
 	if why := enough(rep); why != "" {
 		t.Error(why)
 	}
 	if !rep.Pass() {
-		t.Errorf("the soak failed: %v", rep.Failures())
+		// The record goes with the test's folder: the faults say what
+		// to look for in the next run.
+		faults, _ := os.ReadFile(filepath.Join(cfg.Dir, "faults.log"))
+		t.Errorf("the soak failed: %v; its faults.log:\n%s", rep.Failures(), faults)
 	}
 }
 

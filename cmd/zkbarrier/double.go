@@ -80,8 +80,6 @@ func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
 		}
 	case err != nil:
 		return err
-	default:
-		cfg.log.Info("every member has left", "cmd_status", status)
 	}
 	if status != 0 {
 		return cli.Exit("", status)

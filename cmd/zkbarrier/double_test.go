@@ -78,9 +78,9 @@ func events(t *testing.T, file string) map[string]map[string]time.Time {
 // allLeft is when p logged that every member had left.
 func allLeft(t *testing.T, p *zktest.Process) time.Time {
 	t.Helper()
-	m := regexp.MustCompile(`time=(\S+) level=INFO msg="every member has left"`).FindStringSubmatch(p.Stderr())
+	m := regexp.MustCompile(`time=(\S+) level=INFO msg="every member of the round has left"`).FindStringSubmatch(p.Stderr())
 	if m == nil {
-		t.Fatalf("no 'every member has left' in:\n%s", p.Stderr())
+		t.Fatalf("no 'every member of the round has left' in:\n%s", p.Stderr())
 	}
 	at, err := time.Parse(time.RFC3339Nano, m[1])
 	if err != nil {
@@ -160,7 +160,7 @@ func TestAMemberKilledInsideIsNotWaitedForOnceItsSessionEnds(t *testing.T) {
 	says(t, c, "all are in: starting CMD")
 	time.Sleep(300 * time.Millisecond)
 	for _, p := range []*zktest.Process{a, b} {
-		if strings.Contains(p.Stderr(), "every member has left") {
+		if strings.Contains(p.Stderr(), "every member of the round has left") {
 			t.Fatalf("a member left while cid's CMD ran:\n%s", p.Stderr())
 		}
 	}

@@ -91,8 +91,10 @@ func held(line []lock.Contender) string {
 	switch {
 	case len(names) == 0:
 		return "nobody holds it"
+	case readers == 1:
+		return "held by " + names[0] + ": a reader; more may join it"
 	case readers > 0:
-		return fmt.Sprintf("held by %s: %d %s, sharing", strings.Join(names, ", "), readers, plural(readers, "reader", "readers"))
+		return fmt.Sprintf("held by %s: %d readers, sharing", strings.Join(names, ", "), readers)
 	}
 	return "held by " + names[0] + ": a writer, alone"
 }

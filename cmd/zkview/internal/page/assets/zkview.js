@@ -150,7 +150,7 @@ const modes = { read: "reader", write: "writer", lease: "lease" };
 function held(holders) {
   if (!holders.length) return `<div class="summary empty">nobody holds the lock</div>`;
   const readers = holders.filter((c) => c.mode === "read").length;
-  const what = readers ? `${readers} reader${readers > 1 ? "s" : ""}, sharing` : "a writer, alone";
+  const what = readers > 1 ? `${readers} readers, sharing` : readers ? "a reader; more may join it" : "a writer, alone";
   return `<div class="summary">held by <b>${holders.map((c) => esc(c.name)).join(", ")}</b>: ${what}</div>`;
 }
 

@@ -144,3 +144,33 @@ func TestRevokeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A holder's znode made with --auth may be marked only under the same
+// identity: revoke without it exits 1 with one line saying to give
+// --auth, and the holder is not asked; with it, the holder lets go.
+func TestRevokeNeedsTheHoldersAuth(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	owner := run(t, cluster.ConnString(), "--auth", "ops:s3cret", "--revocable", "--", "/bin/sh", "-c", "sleep 30")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := owner.WaitForStderr(ctx, "holding the lock"); err != nil {
+		t.Fatal(err)
+	}
+	r := revoke(t, cluster.ConnString(), "--timeout", "5s")
+	code := wait(t, r, 10*time.Second)
+	stderr := strings.TrimRight(r.Stderr(), "\n")
+	if code != 1 || strings.Contains(stderr, "\n") || !strings.HasPrefix(stderr, "zklock revoke: not allowed") || !strings.Contains(stderr, "--auth") {
+		t.Fatalf("revoke without --auth: exit %d, stderr %q; want 1 and one line saying to give --auth", code, stderr)
+	}
+	if strings.Contains(owner.Stderr(), "revoke requested") {
+		t.Fatalf("the holder was asked by a revoke its ACL refused:\n%s", owner.Stderr())
+	}
+	r = revoke(t, cluster.ConnString(), "--auth", "ops:s3cret")
+	if code := wait(t, r, 20*time.Second); code != 0 {
+		t.Fatalf("revoke with --auth exited %d\n%s", code, r.Stderr())
+	}
+	if code := wait(t, owner, 10*time.Second); code != 75 {
+		t.Fatalf("the holder exited %d, want 75\n%s", code, owner.Stderr())
+	}
+}

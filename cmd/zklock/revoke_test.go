@@ -84,7 +84,7 @@ func TestANonRevocableHolderLogsTheRequestAndCarriesOn(t *testing.T) {
 	ann := run(t, cluster.ConnString(), "--name", "ann", "--", "/bin/sh", "-c",
 		fmt.Sprintf(`echo "start ann 0" >> %[1]s; until [ -e %[2]s ]; do sleep 0.02; done; echo "end ann 0" >> %[1]s`, file, gate))
 	waitForLine(t, file, "start ann")
-	r := revoke(t, cluster.ConnString(), "--timeout", "1s")
+	r := revoke(t, cluster.ConnString(), "--timeout", session.String())
 	code := wait(t, r, 10*time.Second)
 	stderr := strings.TrimRight(r.Stderr(), "\n")
 	if code != 1 || !strings.HasPrefix(stderr, "zklock revoke: ann still held ") || strings.Contains(stderr, "\n") {

@@ -22,9 +22,9 @@ func Irrevocable() Option { return func(o *options) { o.revocable, o.marks = fal
 
 // Revoked is closed when a Revocable holder is asked to let go: a revoke
 // mark is on its znode, set by Revoke (or by hand, with zkCli.sh). It
-// stays open for a holder made without Revocable, and after the lock was
-// lost or released. Revoked asks the holder to Unlock; the lock is its own
-// until it does.
+// stays open for a holder made without Revocable, and for a request that
+// comes after the lock was lost or released. Revoked asks the holder to
+// Unlock; the lock is its own until it does.
 func (l *Lock) Revoked() <-chan struct{} { return l.revoked }
 
 // startMarks starts the goroutine that watches the holder's znode for a

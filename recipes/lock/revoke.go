@@ -34,14 +34,14 @@ func RequestedBy(who string) RevokeOption { return func(o *revokeOptions) { o.by
 
 // Revoke asks the holders of the lock at path to let go, as the ZooKeeper
 // website's revocable locks do: it marks each holder's znode (MarkRevoke),
-// which the holder watches. A Lock made with Revocable lets go
-// (Revoked closes); one made with Irrevocable logs the request and holds
-// on; any other does not look. The holders
-// are the write lock's holder, the readers that hold together, or a
-// semaphore's lease holders: whoever the line's rule lets hold now, not the
-// waiters. It returns whom it asked, none when nobody holds; a holder that
-// let go while asked is left out. It only asks: AwaitRelease waits for the
-// answer.
+// which the holder watches. A Lock made with Revocable lets go (Revoked
+// closes); one made with Irrevocable logs the request and holds on; any
+// other does not look. The holders are the write lock's holder, the
+// readers that hold together, or a semaphore's lease holders: whoever the
+// line's rule lets hold now, not the waiters. It returns whom it asked,
+// none when nobody holds (with an error, those asked before it); a holder
+// that let go while asked is left out. It only asks: AwaitRelease waits
+// for the answer.
 func Revoke(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, opts ...RevokeOption) ([]Holder, error) {
 	var o revokeOptions
 	for _, opt := range opts {

@@ -10,6 +10,9 @@
 //
 // A Lock is the write lock of a shared lock: with Shared, it is a read
 // lock on the same path instead, and readers hold together (rule.go).
+// With Leases it is one of N leases of a semaphore (semaphore.go). As in
+// the ZooKeeper website's revocable locks, anyone may ask the holders to
+// let go (Revoke), and a Revocable holder hears it (revocable.go).
 package lock
 
 import (

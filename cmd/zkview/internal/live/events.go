@@ -55,9 +55,9 @@ func (h *Hub) line(sayAt sayerAt, told time.Time, what string, old, next *Electi
 	if next == nil {
 		return
 	}
-	now := millis(h.now())
-	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
 	before := h.comings(sayAt, what, old, next)
+	now := millis(h.now()) // after comings: the joins and leaves of this change come first
+	say := func(kind, format string, args ...any) { sayAt(now, kind, format, args...) }
 	was, is := leader(before), leader(next.Candidates)
 	switch {
 	case is == nil && was != nil:

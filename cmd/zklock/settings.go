@@ -80,6 +80,11 @@ func parse(c *cli.Context) (settings, error) {
 		s.name = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
 	if _, err := exec.LookPath(s.argv[0]); err != nil {
+		if s.argv[0] == "revoke" {
+			// zklock -s HOST revoke …: revoke is a subcommand only as
+			// the first word, so that flags before it mean a CMD.
+			return s, cmdline.Usage("CMD: %v: to ask the holders to let go, revoke goes first: zklock revoke --path P", err)
+		}
 		return s, cmdline.Usage("CMD: %v", err)
 	}
 	return s, nil

@@ -301,6 +301,7 @@ func TestBadInput(t *testing.T) {
 		{"--leases", []string{"--leases", "two", "--", "true"}},
 		{"--leases: goes with no --shared", []string{"--leases", "2", "--shared", "--", "true"}},
 		{"--revocable", []string{"--revocable=maybe", "--", "true"}},
+		{"revoke goes first: zklock revoke --path P", []string{"revoke"}},
 		{"CMD", []string{"--", "/no/such/program"}},
 		{"--bogus", []string{"--bogus", "--", "true"}},
 		// --name's value forgotten: the -- would be the name, and CMD run.

@@ -15,13 +15,13 @@ import (
 // leave a goroutine running.
 func TestMain(m *testing.M) { chaostest.Main(m, Recipe) }
 
-// A seeded soak of two readers and two writers under every kind of fault:
+// A seeded soak of three readers and two writers under every kind of fault:
 // no writer's CMD beside another, readers together at times, the lock
 // taken again within the bound after every fault, nothing left in
 // ZooKeeper.
 func TestRWLockSoak(t *testing.T) {
 	t.Parallel()
-	chaostest.MustPass(t, chaos.Config{Recipe: Name, Seed: 31, Duration: 12 * time.Second, Speakers: 4, Policy: "at-most-one",
+	chaostest.MustPass(t, chaos.Config{Recipe: Name, Seed: 31, Duration: 12 * time.Second, Speakers: 5, Policy: "at-most-one",
 		Servers: 1, Speaker: chaostest.Build(t, nil, "zklock")}, func(rep chaos.Report) string {
 		if strings.Contains(rep.Summary, "readers together 0 times") || !strings.Contains(rep.Summary, "w1") && !strings.Contains(rep.Summary, "w2") {
 			return "the soak did not show two readers together and a writer: " + rep.Summary

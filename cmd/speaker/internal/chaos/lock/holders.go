@@ -14,15 +14,15 @@ import (
 // with one epoch: each holder has its own, and a reader's line below
 // another reader's is no stale write. Their soaks run without the fence,
 // and then the window that the lock's README says only a fence closes is
-// open: the operator deletes the znode of a holder whose zklock is frozen
-// or cut off, the next one holds at once, and the old CMD runs on until
-// zklock hears of it or learns it is cut off (and freezes CMD), or until
-// the watchdog stops CMD: no later than a session after zklock was last
-// heard.
+// open: the operator deletes a holder's znode, the next one holds at
+// once, and the old CMD writes on until its zklock hears of it: a line at
+// most, or, when its zklock was frozen or cut off, until zklock hears or
+// learns it is cut off (and freezes CMD), or the watchdog stops CMD: no
+// later than a session after zklock was last heard.
 
 // DeletedWhileAway is that window, for a soak without the fence under
 // at-most-one.
-const DeletedWhileAway chaos.Window = "its zklock frozen or cut off when the operator deleted a holder's znode: CMD runs until zklock hears, at most a session (no fence)"
+const DeletedWhileAway chaos.Window = "the operator deleted a holder's znode: its CMD writes on until its zklock hears, an interval later, or a session after the fault that froze or cut it off (no fence)"
 
 // Judge gives every overlap of two zklock holders the window that explains
 // it: the core's (Classify), or DeletedWhileAway.
@@ -46,23 +46,25 @@ func Judge(in chaos.Input, found []speaker.Overlap) []chaos.Overlap {
 // gone: frozen, or its connection cut.
 var away = []chaos.Kind{chaos.StopShort, chaos.StopLong, chaos.Reset, chaos.Storm, chaos.HoleShort, chaos.HoleLong}
 
-// deletedWhileAway returns a fault that kept one of o's writers away and
-// an operator's delete during it, when o lies between the delete and a
-// session (and an interval and the slack) after the fault began.
+// deletedWhileAway returns an operator's delete before o began and, if
+// one of o's writers was away then, the fault that kept it: o must end
+// within an interval and the slack of the delete, or a session, an
+// interval and the slack after that fault began.
 func deletedWhileAway(in chaos.Input, o speaker.Overlap) []chaos.Fault {
-	for _, f := range in.Faults {
-		if !slices.Contains(away, f.Kind) || f.Target != o.A && f.Target != o.B {
+	for _, del := range in.Faults {
+		if del.Kind != chaos.DeleteLeader && del.Kind != chaos.DeletePath || o.From.Before(del.Start.Add(-in.Slack)) {
 			continue
 		}
-		deadline := f.Start.Add(in.Session + in.Interval + in.Slack)
-		for _, del := range in.Faults {
-			if del.Kind != chaos.DeleteLeader && del.Kind != chaos.DeletePath {
+		if !o.To.After(del.Start.Add(in.Interval + in.Slack)) {
+			return []chaos.Fault{del}
+		}
+		for _, f := range in.Faults {
+			if !slices.Contains(away, f.Kind) || f.Target != o.A && f.Target != o.B {
 				continue
 			}
-			if del.Start.Before(f.Start) || del.Start.After(f.End.Add(in.Slack)) || o.To.After(deadline) || o.From.Before(del.Start.Add(-in.Slack)) {
-				continue
+			if !del.Start.Before(f.Start) && !del.Start.After(f.End.Add(in.Slack)) && !o.To.After(f.Start.Add(in.Session+in.Interval+in.Slack)) {
+				return []chaos.Fault{f, del}
 			}
-			return []chaos.Fault{f, del}
 		}
 	}
 	return nil

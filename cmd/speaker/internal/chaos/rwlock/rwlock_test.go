@@ -69,9 +69,24 @@ func TestCheckerJudgesWritersAlone(t *testing.T) {
 	chaostest.Failures(t, chaostest.Check(t, in), Overlaps)
 }
 
-// input is a soak of the read-write lock over o, without the fence.
+// input is a soak of the read-write lock over o, without the fence, with
+// the soak's slack.
 func input(o *chaostest.OutFile, end time.Duration) chaos.Input {
 	in := chaostest.Input(o, end)
-	in.Recipe, in.Fence = Name, false
+	in.Recipe, in.Fence, in.Slack = Name, false, chaos.Slack
 	return in
+}
+
+// The operator's delete of a holder's znode explains its CMD's lines
+// beside the next holder's for an interval and the slack, no longer.
+func TestCheckerExplainsALineAfterADelete(t *testing.T) {
+	// w1 writes from 1 s to 1.9 s; w2 from 1.5 s, once w1's znode is
+	// gone at 1.45 s: w1's lines to 1.9 s end 450 ms after the delete.
+	o := (&chaostest.OutFile{}).Speak("w1", 1, 0, time.Second, 10).Speak("w2", 1, 0, 1500*time.Millisecond, 10)
+	in := input(o, 4*time.Second)
+	chaostest.Failures(t, chaostest.Check(t, in), Overlaps)
+	in.Faults = []chaos.Fault{chaostest.Fault(chaos.DeleteLeader, path+"/_c_1-n_0000000001", 1450*time.Millisecond, 1450*time.Millisecond, true)}
+	chaostest.Failures(t, chaostest.Check(t, in))
+	in.Faults[0].Start, in.Faults[0].End = chaostest.TS(1200*time.Millisecond), chaostest.TS(1200*time.Millisecond) // 700 ms before w1's last line
+	chaostest.Failures(t, chaostest.Check(t, in), Overlaps)
 }

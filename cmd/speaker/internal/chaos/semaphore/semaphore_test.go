@@ -78,9 +78,10 @@ func TestCheckerCountsHolders(t *testing.T) {
 	chaostest.Failures(t, chaostest.Check(t, in), Gate)
 }
 
-// input is a soak of the semaphore over o, without the fence.
+// input is a soak of the semaphore over o, without the fence, with
+// the soak's slack.
 func input(o *chaostest.OutFile, end time.Duration) chaos.Input {
 	in := chaostest.Input(o, end)
-	in.Recipe, in.Fence = Name, false
+	in.Recipe, in.Fence, in.Slack = Name, false, chaos.Slack
 	return in
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -57,7 +58,7 @@ func runDouble(c *cli.Context) error {
 		}
 		return cmdline.ExplainNoAuth(err)
 	}
-	log.Info("all are in: starting CMD", "count", cfg.count, "member", b.Member(), "cmd", cfg.argv[0])
+	log.Info("all are in: starting CMD", "count", cfg.count, "round", b.Round(), "cmd", cfg.argv[0])
 	stop() // from now on, signals go to CMD (execute), and a second one stops our wait to leave
 	status := execute(b, cfg)
 	return leave(b, cfg, status)
@@ -95,7 +96,7 @@ func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
 func execute(b *barrier.DoubleBarrier, cfg config) int {
 	cmd := exec.Command(cfg.argv[0], cfg.argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = append(os.Environ(), "ZKBARRIER_PATH="+cfg.path, "ZKBARRIER_MEMBER="+b.Member())
+	cmd.Env = append(os.Environ(), "ZKBARRIER_PATH="+cfg.path, "ZKBARRIER_MEMBER="+b.Member(), "ZKBARRIER_ROUND="+strconv.FormatInt(b.Round(), 10))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -31,7 +31,10 @@ func newApp() *cli.App {
 			"zkbarrier run [options] --count N PATH -- CMD [ARGS...]\n" +
 			"                                    start CMD once N are in; leave when it\n" +
 			"                                    ends; exit once all have left",
-		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS"),
+		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
+			"\nrun's CMD sees ZKBARRIER_PATH, ZKBARRIER_MEMBER (its member znode) and\n" +
+			"ZKBARRIER_ROUND (the same for every member of a round, higher for every\n" +
+			"later one). run exits with CMD's status.\n",
 		Flags:                 []cli.Flag{cli.HelpFlag},
 		Commands: []*cli.Command{
 			command("set", "set the barrier: a persistent znode at PATH", "PATH", "warn", runSet, timeoutFlag()),

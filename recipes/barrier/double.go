@@ -71,6 +71,15 @@ func (b *DoubleBarrier) Member() string {
 	return b.own
 }
 
+// Round names our round once Enter returned: the sequence number of its
+// last member, the same for every member of the round and higher for
+// every later round; 0 before.
+func (b *DoubleBarrier) Round() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
+}
+
 // Enter makes our member znode and returns once count members were in at
 // once: the page's enter. A member that dies before then no longer
 // counts. When ctx ends first, or Enter fails, it takes our znode out
@@ -118,7 +127,7 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 		b.states.Publish(StateLeaving)
 		err := b.leave(ctx)
 		if err == nil {
-			b.log.Info("every member of the round has left")
+			b.log.Info("every member of the round has left", "round", b.Round())
 		}
 		b.states.Close(StateLeft, time.Second)
 		if b.lostInside() {

@@ -135,6 +135,10 @@ func TestALateMemberWaitsForTheNextRound(t *testing.T) {
 	if err := returned(t, le, 5*session, "the late member's Enter once two are in"); err != nil {
 		t.Fatal(err)
 	}
+	r1, r2 := first[0].b.Round(), next.Round()
+	if r1 == 0 || first[1].b.Round() != r1 || late.Round() != r2 || r2 <= r1 {
+		t.Errorf("rounds: first %d and %d, next %d and %d; want one number a round, higher for the next", r1, first[1].b.Round(), late.Round(), r2)
+	}
 }
 
 // Every member must wait for the same count: the barrier's znode records

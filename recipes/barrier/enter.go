@@ -1,6 +1,7 @@
 package barrier
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,10 +82,16 @@ func (b *DoubleBarrier) awaitReady(ctx context.Context) error {
 			return err
 		}
 		if ok && last >= b.seq {
+			// Counted, but our znode may have gone since (an expiry while
+			// we were cut off or frozen): then nobody waits for us inside,
+			// and we belong to the next round.
+			if mine, _, err := b.rz.Exists(ctx, b.own); err != nil || !mine {
+				return cmp.Or(err, errGone)
+			}
 			b.mu.Lock()
 			b.last = last
 			b.mu.Unlock()
-			b.log.Info("enough members are in: past the barrier", "member", b.own)
+			b.log.Info("enough members are in: past the barrier", "member", b.own, "round", last)
 			return nil
 		}
 		if ok {

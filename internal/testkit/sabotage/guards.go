@@ -3,7 +3,7 @@ package sabotage
 // Guards are every edit below: the broken build that the chaos soaks'
 // checkers must catch, each edit taking out one guard whose absence lets a
 // fault show.
-var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config)
+var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config, Barrier)
 
 // Election takes out the engine's guards of a paused leader: a speaker so
 // built speaks while it may not lead.
@@ -71,6 +71,16 @@ var Leases = []Edit{
 		Find: []string{"if ahead < r.n {"},
 		Put:  []string{"if ahead <= r.n {"},
 		Why:  "a lease holds with N leases ahead of it",
+	},
+}
+
+// Barrier opens a double barrier one member short of its count.
+var Barrier = []Edit{
+	{
+		File: "recipes/barrier/enter.go",
+		Find: []string{"if len(members) >= b.count {"},
+		Put:  []string{"if len(members) >= b.count-1 {"},
+		Why:  "the member that counts N-1 opens the round",
 	},
 }
 

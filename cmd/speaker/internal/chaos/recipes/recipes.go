@@ -5,6 +5,7 @@ package recipes
 
 import (
 	"zkspeaker/cmd/speaker/internal/chaos"
+	"zkspeaker/cmd/speaker/internal/chaos/barrier"
 	"zkspeaker/cmd/speaker/internal/chaos/config"
 	"zkspeaker/cmd/speaker/internal/chaos/group"
 	"zkspeaker/cmd/speaker/internal/chaos/lock"
@@ -16,5 +17,5 @@ import (
 )
 
 func init() {
-	chaos.Register(speaker.Recipe, lock.Recipe, rwlock.Recipe, semaphore.Recipe, group.Recipe, config.Recipe, seqid.Recipe, program.Recipe)
+	chaos.Register(speaker.Recipe, lock.Recipe, rwlock.Recipe, semaphore.Recipe, group.Recipe, config.Recipe, seqid.Recipe, barrier.Recipe, program.Recipe)
 }

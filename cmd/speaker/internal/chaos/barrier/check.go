@@ -100,18 +100,30 @@ func togetherIn(in chaos.Input, secs []section, slots []string) chaos.Section {
 	return bad
 }
 
-// keptOut reports whether a fault on slot, or the soak's end, could have
-// kept its member from the CMD of a round it was counted in, whose CMDs
-// started from first to last: a fault that began after the member could
-// still count (a killed member's znode lasts a session and a tick) and
-// before its CMD's first line would have come.
+// keptOut reports whether a fault, or the soak's end, could have kept
+// slot's member from the CMD of a round it was counted in, whose CMDs
+// started from first to last: the fault began before its CMD's first line
+// would have come, and while the member could still be counted. A killed,
+// frozen or cut-off member's znode lasts a session and a tick after the
+// fault began; a member signalled (term) takes its znode out as it goes,
+// and the operator's delete of a member znode takes it at once, so these
+// two count only from just before the round.
 func keptOut(in chaos.Input, slot string, first, last time.Time) bool {
 	if in.End.Sub(first) <= in.Slack {
 		return true // the final SIGTERM came as the round opened
 	}
-	from := first.Add(-(in.Session + in.Tick + in.Interval + in.Slack))
+	until := last.Add(in.Slack)
 	for _, f := range in.Faults {
-		if f.Target == slot && !f.Start.Before(from) && !f.Start.After(last.Add(in.Slack)) {
+		from := first.Add(-(in.Session + in.Tick + in.Interval + in.Slack))
+		switch {
+		case f.Kind == chaos.DeleteLeader:
+			from = first.Add(-in.Slack)
+		case f.Target != slot:
+			continue
+		case f.Kind == chaos.Term:
+			from = first.Add(-in.Slack)
+		}
+		if !f.Start.Before(from) && !f.Start.After(until) {
 			return true
 		}
 	}

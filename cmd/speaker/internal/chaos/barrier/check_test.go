@@ -27,9 +27,14 @@ func TestCheckerWantsEverySlotInARound(t *testing.T) {
 		Speak("s1", 1, 9, 3*time.Second, 10).Speak("s2", 1, 9, 3*time.Second, 10).Bytes()
 	chaostest.Failures(t, chaostest.Check(t, in))
 
-	// A kill long before the round explains nothing.
+	// A kill long before the round explains nothing; nor does a SIGTERM
+	// a second before it: a signalled member takes its znode out.
 	in.Faults[0].Start, in.Faults[0].End = chaostest.TS(-5*time.Second), chaostest.TS(-5*time.Second)
 	chaostest.Failures(t, chaostest.Check(t, in), NotTogetherIn)
+	in.Faults = []chaos.Fault{chaostest.Fault(chaos.Term, "s3", 2*time.Second, 2*time.Second, false)}
+	chaostest.Failures(t, chaostest.Check(t, in), NotTogetherIn)
+	in.Faults[0].Start = chaostest.TS(3*time.Second - 100*time.Millisecond) // as the round opened
+	chaostest.Failures(t, chaostest.Check(t, in))
 }
 
 // A member that sees its round empty before another CMD of the round has

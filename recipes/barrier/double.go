@@ -124,6 +124,7 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 			return
 		}
 		b.endGuard()
+		b.checkStillIn(ctx)
 		b.states.Publish(StateLeaving)
 		err := b.leave(ctx)
 		if err == nil {
@@ -169,6 +170,24 @@ func (b *DoubleBarrier) Err() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.leaveErr
+}
+
+// checkStillIn notes, as the guard would have, that our znode went while
+// we were inside, when the guard could not tell us before Leave ended it
+// (we were frozen, or cut off, as the session expired).
+func (b *DoubleBarrier) checkStillIn(ctx context.Context) {
+	if b.lostInside() {
+		return
+	}
+	ok, st, err := b.rz.Exists(ctx, b.Member())
+	if err != nil || ok && st.EphemeralOwner == b.rz.SessionID() {
+		return
+	}
+	b.mu.Lock()
+	b.lost = true
+	b.mu.Unlock()
+	b.log.Warn("our member znode went while we were inside: the others did not wait for us", "member", b.Member())
+	b.states.Publish(StateLost)
 }
 
 // finish closes Done, once.

@@ -74,3 +74,45 @@ func TestAMemberWhoseZnodeGoesInsideIsToldItIsLost(t *testing.T) {
 		t.Fatalf("Err: %v, want ErrLost", lost.Err())
 	}
 }
+
+// A member cut off inside for longer than its session: its znode goes
+// with the session, the other leaves without it, and once the cut heals
+// the member learns it was not waited for (ErrLost).
+func TestAMemberCutOffInsideLearnsItWasLost(t *testing.T) {
+	t.Parallel()
+	path := zktest.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*session)
+	defer cancel()
+	admin := connect(t)
+	proxy := zktest.NewProxy(t, zktest.Shared(t).Server(0))
+	cut, err := barrier.NewDouble(zktest.Connect(t, []string{proxy.Addr()}, session), path, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := member(t, path, 2)
+	ce, oe := async(ctx, cut.Enter), async(ctx, other.Enter)
+	for _, ch := range []<-chan error{ce, oe} {
+		if err := returned(t, ch, 10*session, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proxy.Cut()
+	deadline := time.Now().Add(5 * session)
+	for ok := true; ok; {
+		var err error
+		if ok, _, err = admin.Exists(ctx, cut.Member()); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cut member's znode still there %v after the cut", 5*session)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := other.Leave(ctx); err != nil {
+		t.Fatalf("the other's Leave, with the cut member's session over: %v", err)
+	}
+	proxy.Heal()
+	if err := cut.Leave(ctx); !errors.Is(err, barrier.ErrLost) {
+		t.Fatalf("the cut member's Leave: %v, want ErrLost", err)
+	}
+}

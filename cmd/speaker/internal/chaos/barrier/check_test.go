@@ -57,6 +57,10 @@ func TestCheckerWantsEveryCMDEndedBeforeAnyoneIsOut(t *testing.T) {
 	if len(r.Found("explained "+NotTogetherOut)) != 1 {
 		t.Errorf("the lost member is not explained:\n%s", chaostest.Written(r))
 	}
+	// A cut that was over a session before s2's CMD began explains
+	// nothing.
+	in.Faults = []chaos.Fault{chaostest.Fault(chaos.HoleLong, "s2", -9*time.Second, -8*time.Second, false)}
+	chaostest.Failures(t, chaostest.Check(t, in), NotTogetherOut)
 }
 
 // A CMD without a round, and a member znode left behind, fail.

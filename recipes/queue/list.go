@@ -1,0 +1,44 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// ErrNoQueue means the queue's znode does not exist.
+var ErrNoQueue = errors.New("queue: no such queue")
+
+// List returns the items of the queue at path in the order Take would
+// return them, with their values and whether a consumer holds a claim on
+// them. It needs no handle, and writes nothing. The answer is a snapshot:
+// items may be put and taken while it is read.
+func List(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]Entry, error) {
+	if err := recoverable.ValidatePath("path", path); err != nil {
+		return nil, err
+	}
+	children, err := rz.Children(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, fmt.Errorf("%w: %s", ErrNoQueue, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("queue: list %s: %w", path, err)
+	}
+	var out []Entry
+	for _, name := range items(children) {
+		data, st, err := rz.Get(ctx, path+"/"+name)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // taken while we read
+		}
+		if err != nil {
+			return nil, fmt.Errorf("queue: list %s: %w", path, err)
+		}
+		priority, seq, _ := parseName(name)
+		out = append(out, Entry{Name: name, Priority: priority, Seq: seq, Value: data, Claimed: st.NumChildren > 0})
+	}
+	return out, nil
+}

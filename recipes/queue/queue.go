@@ -1,0 +1,133 @@
+// Package queue is the distributed queue of ZooKeeper's recipes page: a
+// producer puts an item as a persistent sequential child of the queue's
+// znode P, and a consumer takes the child with the lowest sequence number.
+// The sequence numbers order the puts, so the queue is first in, first
+// out. A priority, written into the name before the sequence number
+// (item-RRR-SSSSSSSSSS), makes it a priority queue with the same rule: the
+// sorted names are the order in which items are taken.
+//
+// What the page leaves out, this package settles: a put or a take whose
+// reply was lost. Every handle writes through a ledger of its own, a
+// znode whose version counts the handle's writes; each put and each take
+// is one multi that also bumps the ledger at the version the handle
+// expects. A multi can then apply at most once, and after a lost reply
+// the ledger's version says whether it did (see ledger.go). Delivery is
+// chosen per handle (Delivery): AtMostOnce deletes the item as it takes
+// it; AtLeastOnce claims it with an ephemeral znode and deletes it on Ack,
+// so that an item whose consumer dies comes back. See README.md.
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"zkspeaker/recoverable"
+)
+
+// ErrClosed is returned by a Queue's calls after Close.
+var ErrClosed = errors.New("queue: closed")
+
+// ErrUnsettled means a write's reply was lost and the context ended before
+// the ledger could say whether it applied. The next call on the Queue, or
+// Close, settles it and logs the answer; the caller must not assume either.
+var ErrUnsettled = errors.New("queue: outcome unknown until the ledger is read")
+
+// ErrClaimLost means an AtLeastOnce item's claim ended before Ack: the
+// session that held it expired, so the item went back to the queue and
+// another consumer may take it. Nothing was deleted.
+var ErrClaimLost = errors.New("queue: the claim on the item was lost; it is back in the queue")
+
+// ErrInvalid is wrapped by every error about an argument (a priority out
+// of range); see InvalidError.
+var ErrInvalid = errors.New("queue: invalid argument")
+
+// InvalidError is a bad argument, naming it in Field.
+type InvalidError struct {
+	Field   string // "priority"
+	Problem string // in words
+}
+
+// Error names the field, then the problem.
+func (e *InvalidError) Error() string { return "queue: " + e.Field + ": " + e.Problem }
+
+// Unwrap makes errors.Is(err, ErrInvalid) hold.
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// Queue is one handle on the queue at a path, on one session: a producer,
+// a consumer or both. Its calls may be made from several goroutines; they
+// write one at a time, as each write moves the handle's ledger.
+type Queue struct {
+	rz     *recoverable.RecoverableZookeeper
+	path   string
+	opts   options
+	acl    []zk.ACL
+	log    *slog.Logger
+	ledger *ledger
+
+	mu     sync.Mutex // held by every write, and by Close
+	closed bool
+}
+
+// New opens the queue at path on rz's session, creating its znode and the
+// handle's ledger. The znodes carry the session's ACL, and it logs to the
+// session's logger. Close deletes the ledger.
+func New(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, opts ...Option) (*Queue, error) {
+	if err := recoverable.ValidatePath("path", path); err != nil {
+		return nil, err
+	}
+	o := options{delivery: AtMostOnce}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	q := &Queue{rz: rz, path: path, opts: o, acl: rz.ACL(), log: rz.Logger().With("queue", path)}
+	if err := rz.EnsurePath(ctx, path+"/"+ledgersDir, q.acl); err != nil {
+		return nil, fmt.Errorf("queue: open %s: %w", path, err)
+	}
+	l, err := openLedger(ctx, rz, path+"/"+ledgersDir, q.acl, q.log)
+	if err != nil {
+		return nil, fmt.Errorf("queue: open %s: %w", path, err)
+	}
+	q.ledger = l
+	return q, nil
+}
+
+// Path returns the queue's znode path.
+func (q *Queue) Path() string { return q.path }
+
+// Delivery returns the handle's delivery mode.
+func (q *Queue) Delivery() Delivery { return q.opts.delivery }
+
+// Close settles a write left unknown, then deletes the handle's ledger and
+// its session's marker. Items, and claims not yet acknowledged, stay: a
+// claim ends with the session. It is idempotent.
+func (q *Queue) Close(ctx context.Context) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	return q.ledger.remove(ctx)
+}
+
+// item returns the znode path of the item called name.
+func (q *Queue) item(name string) string { return q.path + "/" + name }
+
+// begin takes the write lock, and settles a write left unknown before.
+func (q *Queue) begin(ctx context.Context) (end func(), err error) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if err := q.ledger.settleLeftover(ctx); err != nil {
+		q.mu.Unlock()
+		return nil, err
+	}
+	return q.mu.Unlock, nil
+}

@@ -87,11 +87,16 @@ func Findings(what string, judged []chaos.Overlap) []chaos.Section {
 	return []chaos.Section{bad, good}
 }
 
-// Faults names faults briefly: kind, target and when.
+// Faults names faults briefly, in the lock's words: kind, target and
+// when.
 func Faults(fs []chaos.Fault) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, fmt.Sprintf("%s %s %s-%s", f.Kind, f.Target, At(f.Start), At(f.End)))
+		kind := f.Kind.String()
+		if f.Kind == chaos.DeleteLeader {
+			kind = words.DeleteKind
+		}
+		out = append(out, fmt.Sprintf("%s %s %s-%s", kind, f.Target, At(f.Start), At(f.End)))
 	}
 	return strings.Join(out, ", ")
 }

@@ -17,19 +17,24 @@ import (
 
 // check finds every moment at which more CMDs wrote than there are
 // leases, each explained when the CMDs beyond the leases are all stale
-// holders in a documented window (lock.Judge); and every contender's
-// znode left at the gate.
+// holders in a documented window (lock.Judge): CMDs that were there before
+// the one whose start made the crowd, which is never the stale one; and
+// every contender's znode left at the gate.
 func check(in chaos.Input, lines []chaos.Line) []chaos.Section {
 	bad := chaos.Section{What: TooMany, Mark: "too many"}
 	good := chaos.Section{What: "explained " + TooMany, Explained: true}
 	for _, c := range crowds(lock.CriticalSections(lines)) {
 		var stale []chaos.Fault
 		n := 0
-		for _, name := range c.names {
+		for _, name := range c.older {
 			judged := lock.Judge(in, []speaker.Overlap{{A: name, B: name, From: c.from, To: c.to}})[0]
 			if judged.Explained() {
 				n++
-				stale = append(stale, judged.Faults...)
+				for _, f := range judged.Faults {
+					if !slices.ContainsFunc(stale, func(g chaos.Fault) bool { return g.Kind == f.Kind && g.Target == f.Target && g.Start.Equal(f.Start) }) {
+						stale = append(stale, f)
+					}
+				}
 			}
 		}
 		f := chaos.Finding{Time: c.from, Detail: fmt.Sprintf("%d CMDs wrote at once from %s to %s: %s",
@@ -49,10 +54,11 @@ func check(in chaos.Input, lines []chaos.Line) []chaos.Section {
 	return []chaos.Section{bad, good, gate}
 }
 
-// crowd is a span in which more CMDs wrote than there are leases.
+// crowd is a span in which more CMDs wrote than there are leases: names
+// are all of them, older those that started before the one that made it.
 type crowd struct {
-	names    []string
-	from, to time.Time
+	names, older []string
+	from, to     time.Time
 }
 
 // crowds are the spans in which more CMDs wrote than there are leases.
@@ -71,13 +77,13 @@ func crowds(held []lock.Held) []crowd {
 // of holders rises only where a CMD starts, so none is missed.
 func moments(held []lock.Held) []crowd {
 	var out []crowd
-	for _, s := range held {
-		c := crowd{from: s.First, to: s.Last}
-		for _, o := range held {
-			if o.First.After(s.First) || o.Last.Before(s.First) {
+	for i, s := range held {
+		c := crowd{names: []string{s.Name}, from: s.First, to: s.Last}
+		for j, o := range held {
+			if j == i || o.First.After(s.First) || o.Last.Before(s.First) {
 				continue
 			}
-			c.names = append(c.names, o.Name)
+			c.names, c.older = append(c.names, o.Name), append(c.older, o.Name)
 			if o.Last.Before(c.to) {
 				c.to = o.Last
 			}

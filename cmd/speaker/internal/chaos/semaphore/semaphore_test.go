@@ -67,8 +67,8 @@ func TestCheckerCountsHolders(t *testing.T) {
 		chaostest.Fault(chaos.DeleteLeader, root+"/leases/_c_1-lease-0000000001", 2200*time.Millisecond, 2200*time.Millisecond, true)}
 	r = chaostest.Check(t, in)
 	chaostest.Failures(t, r)
-	if len(r.Found("explained "+TooMany)) != 1 {
-		t.Errorf("the stale holder is not explained:\n%s", chaostest.Written(r))
+	if found := r.Found("explained " + TooMany); len(found) != 1 || strings.Count(found[0].Detail, "delete-holder") != 1 {
+		t.Errorf("the stale holder is not explained, by the delete named once:\n%s", chaostest.Written(r))
 	}
 	in.Faults = in.Faults[:1] // frozen, but nobody deleted its lease
 	chaostest.Failures(t, chaostest.Check(t, in), TooMany)

@@ -42,7 +42,7 @@ for m in $(2); do $(PYTHON) -c "import $${m%%:*}" >/dev/null 2>&1 || missing="$$
 endef
 
 ## build: build every command into bin/ (speaker, zklock, ..., zkview)
-COMMANDS := speaker zklock zkgroup zkconfig seqid zkview zkbarrier
+COMMANDS := speaker zklock zkgroup zkconfig seqid zkview zkbarrier zkqueue
 build:
 	$(GO) build -o bin/ $(addprefix ./cmd/,$(COMMANDS))
 

@@ -68,7 +68,7 @@ func examples(t *testing.T, doc string) []example {
 			continue
 		}
 		prog := filepath.Base(strings.Fields(cmd + " x")[0])
-		if _, known := map[string]bool{"speaker": true, "zklock": true, "zkgroup": true, "zkconfig": true, "seqid": true, "zkview": true, "zkbarrier": true}[prog]; !known {
+		if _, known := map[string]bool{"speaker": true, "zklock": true, "zkgroup": true, "zkconfig": true, "seqid": true, "zkview": true, "zkbarrier": true, "zkqueue": true}[prog]; !known {
 			continue
 		}
 		if strings.HasPrefix(lines[i+1], prog+": ") {

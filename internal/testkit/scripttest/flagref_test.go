@@ -42,6 +42,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 		{ref, "### `zkconfig`", "zkconfig", []string{"update", "watch", "set", "get"}},
 		{ref, "### `zkview`", "zkview", []string{""}},
 		{ref, "### `zkbarrier`", "zkbarrier", []string{"set", "wait", "remove", "run"}},
+		{ref, "### `zkqueue`", "zkqueue", []string{"put", "take", "list"}},
 		{ref, "### `seqid`", "seqid", []string{"create", "delete", "list", "next", "restore", "persist", "bench"}},
 		{filepath.Join(root, "recipes", "lock", "README.md"), "## Run along: `zklock`", "zklock", []string{""}},
 		{filepath.Join(root, "recipes", "lock", "README.md"), "### `zklock revoke`", "zklock", []string{"revoke"}},
@@ -68,7 +69,7 @@ func TestFlagReferenceMatchesHelp(t *testing.T) {
 // a temporary folder.
 func buildAll(t *testing.T, root string) map[string]string {
 	t.Helper()
-	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview", "zkbarrier"}
+	names := []string{"speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkview", "zkbarrier", "zkqueue"}
 	dir, ok := prebuilt.Commands(names...)
 	if !ok {
 		dir = t.TempDir()

@@ -3,8 +3,6 @@ package queue_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"testing"
 	"time"
@@ -23,8 +21,7 @@ func TestMain(m *testing.M) {
 
 // session opens a quiet session for an example.
 func session() *recoverable.RecoverableZookeeper {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quiet))
+	rz, err := recoverable.Connect(servers, 2*time.Second, recoverable.WithLogger(quietLog()))
 	if err != nil {
 		panic(err)
 	}

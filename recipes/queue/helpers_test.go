@@ -2,6 +2,8 @@ package queue_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -79,3 +81,6 @@ func list(t *testing.T, rz *recoverable.RecoverableZookeeper, path string) []que
 	}
 	return entries
 }
+
+// quietLog discards the log, for examples and benchmarks.
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -3,17 +3,20 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
 	"zkspeaker/internal/metrics"
 	"zkspeaker/recipes/barrier"
+	"zkspeaker/recoverable"
 )
 
 // runDouble enters the double barrier, runs CMD once the count is in,
@@ -40,8 +43,8 @@ func runDouble(c *cli.Context) error {
 		}
 		return err
 	}
-	defer rz.Close()
-	defer cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)() // before rz.Close
+	defer closeWithin(rz, closeTimeout, log)
+	defer cmdline.SayWhileUnreachable(ctx, log, rz, cfg.Servers, cfg.SessionTimeout)() // before the close
 	b, _ := barrier.NewDouble(rz, cfg.path, cfg.count, barrier.WithName(cfg.name))     // checked by parseRun
 	life, endLife := context.WithCancel(context.Background())
 	defer endLife()
@@ -64,6 +67,27 @@ func runDouble(c *cli.Context) error {
 	return leave(b, cfg, status)
 }
 
+// closeTimeout bounds the close of the session on the way out: cut off
+// from ZooKeeper (a black hole), go-zookeeper waits for its close request
+// and then for its read timeout, and a process asked to stop must not. Its
+// ephemeral znode then goes when the session expires.
+const closeTimeout = time.Second
+
+// closeWithin closes rz, waiting at most d for the close to finish; the
+// process exits right after, and a close still under way ends with it.
+func closeWithin(rz *recoverable.RecoverableZookeeper, d time.Duration, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rz.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		log.Warn("ZooKeeper did not take our close in time; our member znode goes when the session expires", "waited", d)
+	}
+}
+
 // leave leaves the barrier after CMD, and waits until every member of the
 // round still alive has left, or until Ctrl-C, SIGTERM or SIGHUP.
 func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
@@ -73,6 +97,7 @@ func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
 	err := b.Leave(ctx)
 	switch {
 	case ctx.Err() != nil:
+		cfg.log.Info("asked to stop while waiting for the others to leave: our member znode goes as our session closes")
 		return cli.Exit("zkbarrier: interrupted while waiting for the others to leave", 130)
 	case errors.Is(err, barrier.ErrLost):
 		cfg.log.Warn("we lost our place inside while CMD ran (session expired?): the others did not wait for us")

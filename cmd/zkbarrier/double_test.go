@@ -221,3 +221,28 @@ func TestAMemberKilledBeforeEntryNoLongerCounts(t *testing.T) {
 		t.Errorf("CMD ran for %v, want ann, cid, dan", ev)
 	}
 }
+
+// A member asked to stop while it waits for the others to leave, cut off
+// from ZooKeeper (a black hole), exits at once: it does not wait for its
+// session's close, and its znode goes when the session expires.
+func TestAMemberCutOffExitsPromptlyOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	zktest.SkipShort(t)
+	file := filepath.Join(t.TempDir(), "cmd.txt")
+	proxy := zktest.NewProxy(t, servers[0])
+	script := fmt.Sprintf(`echo "start ann $(date +%%s%%N)" >> %[1]s; echo "end ann $(date +%%s%%N)" >> %[1]s`, file)
+	a := zktest.Run(t, bin, "run", "--servers", proxy.Addr(), "--session-timeout", (4 * session).String(), "--count", "2",
+		"--name", "ann", zktest.Path(t), "--", "/bin/sh", "-c", script)
+	b := member(t, 2, "bob", file, 4*time.Second)
+	says(t, a, "waiting until the others have left")
+	says(t, b, "all are in: starting CMD")
+	proxy.Cut()
+	time.Sleep(300 * time.Millisecond)
+	asked := time.Now()
+	a.Term()
+	code := exits(t, a, 10*session)
+	if took := time.Since(asked); code != 130 || took > 2*time.Second {
+		t.Errorf("exit %d %v after SIGTERM, want 130 within 2s (closeTimeout 1s)\n%s", code, took.Round(time.Millisecond), a.Stderr())
+	}
+	b.Kill() // it would wait for ann's znode until her session expires
+}

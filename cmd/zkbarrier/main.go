@@ -35,7 +35,7 @@ func newApp() *cli.App {
 			"\nrun's CMD sees ZKBARRIER_PATH, ZKBARRIER_MEMBER (its member znode) and\n" +
 			"ZKBARRIER_ROUND (the same for every member of a round, higher for every\n" +
 			"later one). run exits with CMD's status.\n",
-		Flags:                 []cli.Flag{cli.HelpFlag},
+		Flags: []cli.Flag{cli.HelpFlag},
 		Commands: []*cli.Command{
 			command("set", "set the barrier: a persistent znode at PATH", "PATH", "warn", runSet, timeoutFlag()),
 			command("wait", "wait until the barrier at PATH is removed (at once if it is not set)", "PATH", "info", runWait),

@@ -78,6 +78,9 @@ func (q *Queue) takeOne(ctx context.Context, name string) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	if it.Claimed {
+		return nil, errClaimed // spare the write: the delete would meet "not empty"
+	}
 	_, err = q.ledger.write(ctx, &zk.DeleteRequest{Path: q.item(name), Version: -1})
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -131,7 +134,7 @@ func (q *Queue) claimOne(ctx context.Context, name string) (*Item, error) {
 
 // read returns the item called name, with its value.
 func (q *Queue) read(ctx context.Context, name string) (*Item, error) {
-	data, _, err := q.rz.Get(ctx, q.item(name))
+	data, st, err := q.rz.Get(ctx, q.item(name))
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, errGone
 	}
@@ -139,7 +142,7 @@ func (q *Queue) read(ctx context.Context, name string) (*Item, error) {
 		return nil, err
 	}
 	priority, seq, _ := parseName(name)
-	return &Item{Entry: Entry{Name: name, Priority: priority, Seq: seq, Value: data}, q: q}, nil
+	return &Item{Entry: Entry{Name: name, Priority: priority, Seq: seq, Value: data, Claimed: st.NumChildren > 0}, q: q}, nil
 }
 
 // wait returns when the items may have changed since names were read, or

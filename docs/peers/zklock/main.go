@@ -33,6 +33,9 @@ func main() {
 	session := flag.Duration("session", 2*time.Second, "the session timeout")
 	interval := flag.Duration("interval", 200*time.Millisecond, "time between two lines while it holds the lock")
 	flag.Parse()
+	// Its log (and go-zookeeper's) in UTC to the microsecond, as out.txt
+	// and faults.log are, so that the three can be read side by side.
+	log.SetFlags(log.LstdFlags | log.Lmicroseconds | log.LUTC)
 	// The contract: SIGTERM is handled before we connect.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

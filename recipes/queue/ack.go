@@ -31,6 +31,9 @@ func (it *Item) Ack(ctx context.Context) error {
 		&zk.CheckVersionRequest{Path: it.marker, Version: 0},
 		&zk.DeleteRequest{Path: it.claim, Version: -1},
 		&zk.DeleteRequest{Path: it.q.item(it.Name), Version: -1})
+	if err == nil || errors.Is(err, zk.ErrNoNode) {
+		delete(it.q.held, it.Name)
+	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
 		it.claim = ""
@@ -51,9 +54,15 @@ func (it *Item) Release(ctx context.Context) error {
 	if it.claim == "" {
 		return nil
 	}
+	end, err := it.q.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
 	if err := it.q.rz.DeleteOwn(ctx, it.claim, -1, it.session); err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("queue: release %s: %w", it.Name, err)
 	}
 	it.claim = ""
+	delete(it.q.held, it.Name)
 	return nil
 }

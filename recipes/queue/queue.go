@@ -71,6 +71,10 @@ type Queue struct {
 
 	mu     sync.Mutex // held by every write, and by Close
 	closed bool
+	// held are the items whose claims this handle holds (AtLeastOnce):
+	// a claim create that finds our own session's claim found one of
+	// these, not the answer to a lost reply, unless the item is not here.
+	held map[string]bool
 }
 
 // New opens the queue at path on rz's session, creating its znode and the
@@ -84,7 +88,7 @@ func New(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string,
 	for _, opt := range opts {
 		opt(&o)
 	}
-	q := &Queue{rz: rz, path: path, opts: o, acl: rz.ACL(), log: rz.Logger().With("queue", path)}
+	q := &Queue{rz: rz, path: path, opts: o, acl: rz.ACL(), log: rz.Logger().With("queue", path), held: map[string]bool{}}
 	if err := rz.EnsurePath(ctx, path+"/"+ledgersDir, q.acl); err != nil {
 		return nil, fmt.Errorf("queue: open %s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/queue"
 )
@@ -133,5 +134,43 @@ func TestNoItemIsTakenTwiceByConcurrentTakers(t *testing.T) {
 	}
 	if left := list(t, connect(t, servers), path); len(left) != 0 {
 		t.Fatalf("%d items left", len(left))
+	}
+}
+
+// An AtLeastOnce item given back with Release is taken again, at its
+// place in the order, and another consumer waiting behind its claim is
+// woken by the Release.
+func TestAReleasedItemIsTakenAgain(t *testing.T) {
+	t.Parallel()
+	path := zktest.Path(t)
+	servers := zktest.Shared(t).Servers()
+	put(t, open(t, connect(t, servers), path), "job", 0)
+	first := open(t, connect(t, servers), path, queue.WithDelivery(queue.AtLeastOnce))
+	second := open(t, connect(t, servers), path, queue.WithDelivery(queue.AtLeastOnce))
+	it := take(t, first, 10*time.Second)
+	got := make(chan *queue.Item, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		it, err := second.Take(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- it
+	}()
+	empty(t, first, electiontest.Slack) // claimed: nobody else takes it
+	ctx := context.Background()
+	if err := it.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again := <-got
+	if again == nil || again.Name != it.Name {
+		t.Fatalf("after the release the second consumer took %v, want %s", again, it.Name)
+	}
+	if err := again.Ack(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := it.Ack(ctx); err != nil { // released: nothing of ours to acknowledge
+		t.Fatalf("Ack after Release: %v", err)
 	}
 }

@@ -97,6 +97,9 @@ func (q *Queue) takeOne(ctx context.Context, name string) (*Item, error) {
 // claimOne claims the item called name for our session: an ephemeral
 // child, whose create is recognised by its owner after a lost reply.
 func (q *Queue) claimOne(ctx context.Context, name string) (*Item, error) {
+	if q.held[name] {
+		return nil, errClaimed // by us, for an earlier Take
+	}
 	marker, sid, err := q.ledger.sessionMarker(ctx)
 	if err != nil {
 		return nil, err
@@ -128,6 +131,7 @@ func (q *Queue) claimOne(ctx context.Context, name string) (*Item, error) {
 		return nil, err
 	}
 	it.claim, it.marker, it.session = claim, marker, sid
+	q.held[name] = true
 	q.log.Debug("claimed an item", "item", name, "delivery", AtLeastOnce)
 	return it, nil
 }

@@ -76,7 +76,7 @@ func check(in chaos.Input, lines []chaos.Line) []chaos.Section {
 }
 
 // togetherIn finds the rounds whose CMDs came from fewer than every slot,
-// with a slot missing that no fault explains.
+// with more slots missing than faults explain.
 func togetherIn(in chaos.Input, secs []section, slots []string) chaos.Section {
 	bad := chaos.Section{What: NotTogetherIn, Mark: "not together in"}
 	for _, round := range rounds(secs) {
@@ -86,13 +86,22 @@ func togetherIn(in chaos.Input, secs []section, slots []string) chaos.Section {
 			first, last = earlier(first, s.First), later(last, s.First)
 			there = append(there, s.Name)
 		}
+		if in.End.Sub(first) <= in.Slack {
+			continue // the final SIGTERM came as the round opened
+		}
+		used := map[int]bool{}
 		var missing []string
 		for _, slot := range slots {
-			if !slices.Contains(there, slot) && !keptOut(in, slot, first, last) {
-				missing = append(missing, slot)
+			if slices.Contains(there, slot) {
+				continue
 			}
+			if i := keptOut(in, slot, first, last); i >= 0 {
+				used[i] = true
+				continue
+			}
+			missing = append(missing, slot)
 		}
-		if len(missing) > 0 {
+		if len(missing) > zombies(in, first, used) {
 			bad.Found = append(bad.Found, chaos.Finding{Time: first, Detail: fmt.Sprintf("round %d: CMDs of %s from %s, none of %s, and no fault kept it out",
 				round[0].round, strings.Join(there, ", "), lock.At(first), strings.Join(missing, ", "))})
 		}
@@ -100,34 +109,62 @@ func togetherIn(in chaos.Input, secs []section, slots []string) chaos.Section {
 	return bad
 }
 
-// keptOut reports whether a fault, or the soak's end, could have kept
-// slot's member from the CMD of a round it was counted in, whose CMDs
-// started from first to last: the fault began before its CMD's first line
-// would have come, and while the member could still be counted. A killed,
-// frozen or cut-off member's znode lasts a session and a tick after the
-// fault began; a member signalled (term) takes its znode out as it goes,
-// and the operator's delete of a member znode takes it at once, so these
-// two count only from just before the round.
-func keptOut(in chaos.Input, slot string, first, last time.Time) bool {
-	if in.End.Sub(first) <= in.Slack {
-		return true // the final SIGTERM came as the round opened
-	}
-	until := last.Add(in.Slack)
-	for _, f := range in.Faults {
-		from := first.Add(-(in.Session + in.Tick + in.Interval + in.Slack))
-		switch {
-		case f.Kind == chaos.DeleteLeader:
-			from = first.Add(-in.Slack)
-		case f.Target != slot:
+// keptOut returns the fault that could have kept slot's member from the
+// CMD of a round it was counted in, whose CMDs started from first to
+// last, or -1: a fault on it that began before its CMD's first line would
+// have come, while its znode could still be counted. A frozen or cut-off
+// member's znode lasts until its session ends (counted); a member
+// signalled (term) takes its znode out as it goes, and the operator's
+// delete of a member znode takes it at once, so these two count only from
+// just before the round.
+func keptOut(in chaos.Input, slot string, first, last time.Time) int {
+	for i, f := range in.Faults {
+		if f.Start.After(last.Add(in.Slack)) {
 			continue
-		case f.Kind == chaos.Term:
-			from = first.Add(-in.Slack)
 		}
-		if !f.Start.Before(from) && !f.Start.After(until) {
-			return true
+		switch {
+		case f.Kind == chaos.DeleteLeader, f.Target == slot && f.Kind == chaos.Term:
+			if !f.Start.Before(first.Add(-in.Slack)) {
+				return i
+			}
+		case f.Target == slot && !counted(in, f).Before(first):
+			return i
 		}
 	}
-	return false
+	return -1
+}
+
+// zombies counts the members killed (kill, or a lost create's restart)
+// before first whose znodes could still be counted then, other than the
+// faults used: each such znode takes the place of a live member in the
+// count, and leaves one slot out of the round.
+func zombies(in chaos.Input, first time.Time, used map[int]bool) int {
+	n := 0
+	for i, f := range in.Faults {
+		if used[i] || f.Kind != chaos.Kill && f.Kind != chaos.LostCreate || f.Start.After(first) {
+			continue
+		}
+		if !counted(in, f).Before(first) {
+			n++
+		}
+	}
+	return n
+}
+
+// counted is until when the znode of a member hit by f may still be
+// counted: its session ends a session and a tick after the server last
+// heard from it, and a server's outage (which a new leader follows with
+// a fresh timeout for every session) puts that off.
+func counted(in chaos.Input, f chaos.Fault) time.Time {
+	bound := in.Session + in.Tick + in.Interval + in.Slack
+	until := later(f.Start, f.End).Add(bound)
+	for _, s := range in.Faults {
+		if s.Kind != chaos.ServerKill && s.Kind != chaos.QuorumLoss || s.Start.After(until) || s.End.Before(f.Start) {
+			continue
+		}
+		until = later(until, s.End.Add(bound))
+	}
+	return until
 }
 
 // rounds groups the sections by round, in order of round.

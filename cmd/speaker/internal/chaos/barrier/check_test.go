@@ -37,6 +37,27 @@ func TestCheckerWantsEverySlotInARound(t *testing.T) {
 	chaostest.Failures(t, chaostest.Check(t, in))
 }
 
+// A killed member's znode counts until its session ends: the round can
+// open with it and without another, live slot, whose absence the kill
+// explains; a quorum's loss puts the end of that session off.
+func TestCheckerTakesAKilledMembersZnodeForOneMissingSlot(t *testing.T) {
+	// Round 9 from 3 s: s1 and s2 (s2 killed at 2 s, back at once), none
+	// of s3.
+	o := (&chaostest.OutFile{}).Speak("s1", 1, 9, 3*time.Second, 10).Speak("s2", 1, 9, 3*time.Second, 10)
+	in := input(o, 5*time.Second)
+	in.Faults = []chaos.Fault{chaostest.Fault(chaos.Kill, "s2", 2*time.Second, 2*time.Second, false)}
+	chaostest.Failures(t, chaostest.Check(t, in))
+
+	in.Faults[0].Start, in.Faults[0].End = chaostest.TS(-4*time.Second), chaostest.TS(-4*time.Second)
+	chaostest.Failures(t, chaostest.Check(t, in), NotTogetherIn)
+	in.Faults = append(in.Faults, chaostest.Fault(chaos.QuorumLoss, "zk2+zk3", -3*time.Second, 1*time.Second, false))
+	chaostest.Failures(t, chaostest.Check(t, in))
+
+	// One kill explains one slot, not two.
+	in.Out = (&chaostest.OutFile{}).Speak("s1", 1, 9, 3*time.Second, 10).Bytes()
+	chaostest.Failures(t, chaostest.Check(t, in), NotTogetherIn)
+}
+
 // A member that sees its round empty before another CMD of the round has
 // written its last line fails, unless that CMD's member was lost to a
 // fault that began before and it stopped within the bound after.

@@ -2,6 +2,7 @@ package program
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,28 @@ func TestPeersRunUnderTheSoak(t *testing.T) {
 				t.Errorf("the report names %q, want %q", rep.Cmd, p.Cmd)
 			}
 		})
+	}
+}
+
+// The course's skeleton (docs/exercise/speaker) keeps the contract's
+// plumbing and holds no election: every process writes, and the soak
+// finds nothing wrong but overlaps (no torn line, counter jump, stall,
+// leak or bad exit), as the course's last chapter says a student's first
+// run shows.
+func TestTheExerciseSkeletonKeepsTheContract(t *testing.T) {
+	t.Parallel()
+	speaker := chaostest.Build(t, nil)
+	dir, err := sabotage.Built(nil, "zkspeaker/docs/exercise/speaker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := fmt.Sprintf("'%s' --zk {servers} --name {name} --out {out} --path {path} --session {session}", filepath.Join(dir, "speaker"))
+	cfg := chaos.Config{Recipe: Name, Cmd: cmd, Seed: 1, Duration: 6 * time.Second, Speakers: 3, Policy: "at-most-one",
+		Servers: 1, Speaker: speaker}
+	rep, summary := chaostest.RunSoak(t, cfg)
+	t.Logf("summary:\n%s", summary)
+	if f := rep.Failures(); len(f) > 1 || len(f) == 1 && f[0] != "unexplained overlaps" || len(rep.Writers) != 3 {
+		t.Errorf("the skeleton failed on %v with writers %v; want overlaps at most, and all three writing", f, rep.Writers)
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,18 +47,13 @@ func run(seed int64, duration time.Duration, speaker, zklock, root, dir string) 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	chaos.Register(program.Recipe)
-	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	var rows []program.Row
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("%w: -dir %s is not empty: one run's files are never mixed with another's", chaos.ErrConfig, dir)
+	cfgs, names, err := plan(seed, duration, speaker, zklock, root, dir)
+	if err != nil {
+		return err
 	}
-	for _, p := range program.Peers(abs(speaker), abs(zklock), abs(root)) {
-		cfg := chaos.Config{Recipe: program.Name, Cmd: p.Cmd, Seed: seed, Duration: duration, Speakers: 5, Servers: 3,
-			Policy: "at-most-one", Speaker: abs(speaker), Dir: filepath.Join(dir, p.Short)}
-		fmt.Fprintf(os.Stderr, "peers: %s, seed %d, %v: files in %s\n", p.Name, seed, duration, cfg.Dir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	var rows []program.Row
+	for i, cfg := range cfgs {
+		fmt.Fprintf(os.Stderr, "peers: %s, seed %d, %v: files in %s\n", names[i], seed, duration, cfg.Dir)
 		progress, err := os.Create(cfg.Dir + ".progress.txt")
 		if err != nil {
 			return err
@@ -65,11 +62,36 @@ func run(seed int64, duration time.Duration, speaker, zklock, root, dir string) 
 		rep, err := chaos.Run(ctx, cfg)
 		progress.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", p.Name, err)
+			return fmt.Errorf("%s: %w", names[i], err)
 		}
-		rows = append(rows, program.Row{Name: p.Name, Report: rep})
+		rows = append(rows, program.Row{Name: names[i], Report: rep})
 	}
 	fmt.Printf("seed %d, %v of faults each, 5 processes, 3 servers, at-most-one\n", seed, duration)
 	program.WriteTable(os.Stdout, rows)
 	return nil
+}
+
+// plan is the soak of each program, every one checked before the first
+// starts: a peer that cannot run is said at once, not after the soaks
+// before it.
+func plan(seed int64, duration time.Duration, speaker, zklock, root, dir string) ([]chaos.Config, []string, error) {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return nil, nil, fmt.Errorf("%w: -dir %s is not empty: one run's files are never mixed with another's", chaos.ErrConfig, dir)
+	}
+	if out, err := exec.Command(program.Python, "-c", "import kazoo").CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s cannot import kazoo (make peers installs python3-kazoo): %s", chaos.ErrConfig, program.Python,
+			strings.TrimSpace(string(out)))
+	}
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	var cfgs []chaos.Config
+	var names []string
+	for _, p := range program.Peers(abs(speaker), abs(zklock), abs(root)) {
+		cfg := chaos.Config{Recipe: program.Name, Cmd: p.Cmd, Seed: seed, Duration: duration, Speakers: 5, Servers: 3,
+			Policy: "at-most-one", Speaker: abs(speaker), Dir: filepath.Join(dir, p.Short)}
+		if err := chaos.Validate(cfg); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		cfgs, names = append(cfgs, cfg), append(names, p.Name)
+	}
+	return cfgs, names, os.MkdirAll(dir, 0o755)
 }

@@ -95,6 +95,7 @@ func runPut(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		cfg.log.Info("the item is in the queue", "item", name, "value", cfg.value, "priority", cfg.priority)
 		if name == "" {
 			name = "(its reply was lost; the ledger says it went in)"
 		}

@@ -68,7 +68,7 @@ func takeOne(ctx context.Context, cfg config, q *queue.Queue, out *bufio.Writer,
 	if err != nil {
 		return err
 	}
-	cfg.log.Info("took an item", "item", it.Name, "priority", it.Priority, "delivery", cfg.delivery)
+	cfg.log.Info("took an item", "item", it.Name, "value", string(it.Value), "priority", it.Priority, "delivery", cfg.delivery)
 	fmt.Fprintf(out, "%s\n", it.Value)
 	if err := out.Flush(); err != nil {
 		return err
@@ -84,18 +84,25 @@ func takeOne(ctx context.Context, cfg config, q *queue.Queue, out *bufio.Writer,
 		}
 		return ctx.Err()
 	}
-	err = it.Ack(ctx)
+	// The work is done: finish the Ack even if a signal comes now, so
+	// that an Ack that applied is also said.
+	actx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	err = it.Ack(actx)
 	if errors.Is(err, queue.ErrClaimLost) {
 		counts.claimLost()
-		cfg.log.Warn("the claim ended before the work was done (the session expired): another consumer may take the item again", "item", it.Name)
+		cfg.log.Warn("the claim ended before the work was done (the session expired): another consumer may take the item again", "item", it.Name, "value", string(it.Value))
 		return nil
+	}
+	if errors.Is(err, queue.ErrUnsettled) {
+		cfg.log.Warn("the Ack's reply was lost and ZooKeeper did not answer in time: the item may be deleted, or back in the queue", "item", it.Name, "value", string(it.Value))
 	}
 	if err != nil {
 		return err
 	}
 	counts.taken()
 	if cfg.delivery == queue.AtLeastOnce {
-		cfg.log.Info("acknowledged the item: it is deleted", "item", it.Name)
+		cfg.log.Info("acknowledged the item: it is deleted", "item", it.Name, "value", string(it.Value))
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ type Item struct {
 // consumer taken the item, ours did not apply and Take goes on to the next.
 // Every Take that returns an item won it alone.
 func (q *Queue) Take(ctx context.Context) (*Item, error) {
+list:
 	for {
 		children, err := q.rz.Children(ctx, q.path)
 		if err != nil {
@@ -53,7 +54,11 @@ func (q *Queue) Take(ctx context.Context) (*Item, error) {
 				if claimed == "" {
 					claimed = name
 				}
-			case errors.Is(err, errGone), errors.Is(err, errSessionMoved):
+			case errors.Is(err, errGone):
+			case errors.Is(err, errSessionMoved):
+				// Our session changed: an earlier item's claim may have
+				// gone with the old one. List again, not the next.
+				continue list
 			default:
 				return nil, fmt.Errorf("queue: take %s: %w", name, err)
 			}

@@ -3,7 +3,7 @@ package sabotage
 // Guards are every edit below: the broken build that the chaos soaks'
 // checkers must catch, each edit taking out one guard whose absence lets a
 // fault show.
-var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config, Barrier)
+var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config, Barrier, Queue)
 
 // Election takes out the engine's guards of a paused leader: a speaker so
 // built speaks while it may not lead.
@@ -81,6 +81,24 @@ var Barrier = []Edit{
 		Find: []string{"if len(members) >= b.count {"},
 		Put:  []string{"if len(members) >= b.count-1 {"},
 		Why:  "the member that counts N-1 opens the round",
+	},
+}
+
+// Queue lets an at-least-once consumer take an item another consumer
+// holds: its claim create that meets the other's claim goes on as if the
+// claim were its own.
+var Queue = []Edit{
+	{
+		File: "recipes/queue/take.go",
+		Find: []string{"case errors.Is(err, zk.ErrNodeExists):", "return nil, errClaimed"},
+		Put:  []string{"case errors.Is(err, zk.ErrNodeExists):", "err = nil"},
+		Why:  "a claim create that meets another consumer's claim goes on",
+	},
+	{
+		File: "recipes/queue/take.go",
+		Find: []string{"if !ok || st.EphemeralOwner != sid {"},
+		Put:  []string{"if !ok {"},
+		Why:  "and takes the other's claim for its own",
 	},
 }
 

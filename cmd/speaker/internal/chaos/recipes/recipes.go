@@ -10,6 +10,7 @@ import (
 	"zkspeaker/cmd/speaker/internal/chaos/group"
 	"zkspeaker/cmd/speaker/internal/chaos/lock"
 	"zkspeaker/cmd/speaker/internal/chaos/program"
+	"zkspeaker/cmd/speaker/internal/chaos/queue"
 	"zkspeaker/cmd/speaker/internal/chaos/rwlock"
 	"zkspeaker/cmd/speaker/internal/chaos/semaphore"
 	"zkspeaker/cmd/speaker/internal/chaos/seqid"
@@ -17,5 +18,5 @@ import (
 )
 
 func init() {
-	chaos.Register(speaker.Recipe, lock.Recipe, rwlock.Recipe, semaphore.Recipe, group.Recipe, config.Recipe, seqid.Recipe, barrier.Recipe, program.Recipe)
+	chaos.Register(speaker.Recipe, lock.Recipe, rwlock.Recipe, semaphore.Recipe, group.Recipe, config.Recipe, seqid.Recipe, barrier.Recipe, queue.Recipe, program.Recipe)
 }

@@ -70,9 +70,34 @@ type Timeline struct {
 	Anomalies []Anomaly
 	Writers   []string // in order of first appearance
 	lines     map[string][]stamp
-	// cadence holds each writer's gaps between consecutive lines of one
-	// term: its steady spacing, free of the gaps between its terms.
+	// cadence holds each writer's gaps between its consecutive lines of
+	// one process run while no other writer held the floor (wrote two
+	// lines in a row): its steady spacing, free of the gaps between its
+	// terms, and found even when writers take turns line by line.
 	cadence map[string][]time.Duration
+}
+
+// spacing finds each writer's cadence as the lines come.
+type spacing struct {
+	last    map[string]stamp
+	spanned map[string]bool // another writer held the floor since its last line
+}
+
+// note records line l of a writer in run, continuing (the line before it
+// in the file is the writer's own, same run), and returns the gap since
+// its last line if that gap is its spacing.
+func (sp *spacing) note(name string, t time.Time, run int, continuing bool) (time.Duration, bool) {
+	if continuing {
+		for other := range sp.last {
+			if other != name {
+				sp.spanned[other] = true
+			}
+		}
+	}
+	prev, seen := sp.last[name]
+	gap, ok := t.Sub(prev.t), seen && prev.term.run == run && !sp.spanned[name]
+	sp.last[name], sp.spanned[name] = stamp{t: t, term: termKey{run: run}}, false
+	return gap, ok
 }
 
 // stamp is what the stretches need of a line.
@@ -96,6 +121,7 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 	tl := &Timeline{lines: map[string][]stamp{}, cadence: map[string][]time.Duration{}}
 	last := map[string]uint64{}
 	runs := map[string]int{} // how many times each name started from 1
+	sp := spacing{last: map[string]stamp{}, spanned: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -121,14 +147,18 @@ func ReadTimeline(r io.Reader) (*Timeline, error) {
 		}
 		last[l.Name] = l.Counter
 		tl.lines[l.Name] = append(tl.lines[l.Name], stamp{t: l.Time, term: termKey{run: runs[l.Name], epoch: l.Epoch}})
-		if k := len(tl.Terms) - 1; k >= 0 && tl.Terms[k].Name == l.Name && !restart {
+		k := len(tl.Terms) - 1
+		continuing := k >= 0 && tl.Terms[k].Name == l.Name && !restart
+		if gap, ok := sp.note(l.Name, l.Time, runs[l.Name], continuing); ok {
+			tl.cadence[l.Name] = append(tl.cadence[l.Name], gap)
+		}
+		if continuing {
 			t := &tl.Terms[k]
-			tl.cadence[l.Name] = append(tl.cadence[l.Name], l.Time.Sub(t.Last))
 			t.Last, t.Lines, t.ToCounter = l.Time, t.Lines+1, l.Counter
 			continue
 		}
 		t := Term{Name: l.Name, First: l.Time, Last: l.Time, Lines: 1, FromCounter: l.Counter, ToCounter: l.Counter}
-		if k := len(tl.Terms) - 1; k >= 0 {
+		if k >= 0 {
 			t.GapBefore, t.HasGapBefore = l.Time.Sub(tl.Terms[k].Last), true
 		}
 		tl.Terms = append(tl.Terms, t)

@@ -195,3 +195,36 @@ func TestTimelineTermsOfOneLineAreNoOverlap(t *testing.T) {
 		t.Fatalf("anomalies %+v, terms %+v", tl.Anomalies, tl.Terms)
 	}
 }
+
+func TestTimelineWritersThatTakeTurnsLineByLineOverlap(t *testing.T) {
+	// Three leaders at once, each writing every 600 ms, their lines
+	// interleaved so that no writer ever writes two in a row: a student's
+	// speaker with no election at all. Each writer's spacing must come from
+	// its own lines, or none of them is joined and nothing overlaps.
+	o := newOutFile()
+	for i := 0; i < 10; i++ {
+		for k, name := range []string{"a", "b", "c"} {
+			o.speak(name, time.Duration(3*i+k)*200*time.Millisecond, 1, 0)
+		}
+	}
+	tl := o.read(t)
+	pairs := map[string]bool{}
+	for _, ov := range tl.Overlaps() {
+		pairs[ov.A+ov.B] = true
+	}
+	if !pairs["ab"] || !pairs["bc"] || !pairs["ac"] {
+		t.Fatalf("overlaps %+v: want a with b, b with c and a with c", tl.Overlaps())
+	}
+}
+
+func TestTimelineAWriterBetweenTwoTermsOfAnotherIsNoOverlap(t *testing.T) {
+	// Without epochs (at-least-one): a writes one line, b leads steadily
+	// for 5 s, a leads for one line, c leads for 5 s, a for one line. a's
+	// gaps span the others' terms, so they are not its spacing.
+	tl := newOutFile().speak("a", 0, 1, 0).speak("b", time.Second, 5, time.Second).
+		speak("a", 6*time.Second, 1, 0).speak("c", 7*time.Second, 5, time.Second).
+		speak("a", 12*time.Second, 1, 0).read(t)
+	if len(tl.Anomalies) != 0 {
+		t.Fatalf("anomalies %+v: a's one-line terms are not a stretch over b's and c's", tl.Anomalies)
+	}
+}

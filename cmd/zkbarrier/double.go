@@ -62,9 +62,28 @@ func runDouble(c *cli.Context) error {
 		return cmdline.ExplainNoAuth(err)
 	}
 	log.Info("all are in: starting CMD", "count", cfg.count, "round", b.Round(), "cmd", cfg.argv[0])
-	stop() // from now on, signals go to CMD (execute), and a second one stops our wait to leave
-	status := execute(b, cfg)
+	stop() // from now on, signals go to CMD (execute)
+	status, asked := execute(b, cfg)
+	if asked {
+		return quit(b, cfg, status)
+	}
 	return leave(b, cfg, status)
+}
+
+// quit ends a member whose CMD ended because zkbarrier was asked to stop:
+// it exits with CMD's status at once, rather than wait, perhaps for
+// minutes, for the others to finish theirs. Its member znode goes as its
+// session closes, so the others do not wait for it either; its CMD has
+// ended, as the rule wants of every member they leave behind.
+func quit(b *barrier.DoubleBarrier, cfg config, status int) error {
+	cfg.log.Info("asked to stop: CMD ended; not waiting for the others to leave, our member znode goes as our session closes", "cmd_status", status)
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = b.Leave(now) // ends the DoubleBarrier's guard; deletes nothing
+	if status != 0 {
+		return cli.Exit("", status)
+	}
+	return nil
 }
 
 // closeTimeout bounds the close of the session on the way out: cut off
@@ -113,12 +132,12 @@ func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
 	return nil
 }
 
-// execute runs CMD until it exits, and returns its status. Signals to
-// zkbarrier go on to CMD, and CMD gets SIGTERM when our place inside is
+// execute runs CMD until it exits, and returns its status, and whether
+// zkbarrier was asked to stop meanwhile. Signals to zkbarrier go on to CMD, and CMD gets SIGTERM when our place inside is
 // lost: the others no longer wait for it. CMD gets SIGKILL should
 // zkbarrier die (the parent-death signal), so that a killed member's CMD
 // does not run on unseen.
-func execute(b *barrier.DoubleBarrier, cfg config) int {
+func execute(b *barrier.DoubleBarrier, cfg config) (status int, asked bool) {
 	cmd := exec.Command(cfg.argv[0], cfg.argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "ZKBARRIER_PATH="+cfg.path, "ZKBARRIER_MEMBER="+b.Member(), "ZKBARRIER_ROUND="+strconv.FormatInt(b.Round(), 10))
@@ -128,7 +147,7 @@ func execute(b *barrier.DoubleBarrier, cfg config) int {
 	defer signal.Stop(signals)
 	if err := cmd.Start(); err != nil {
 		cfg.log.Error("cannot start CMD", "error", err)
-		return 1
+		return 1, false
 	}
 	done := make(chan int, 1)
 	go func() { done <- exitStatus(cmd.Wait()) }()
@@ -137,8 +156,9 @@ func execute(b *barrier.DoubleBarrier, cfg config) int {
 	for {
 		select {
 		case status := <-done:
-			return status
+			return status, asked
 		case sig := <-signals:
+			asked = true
 			_ = cmd.Process.Signal(sig)
 		case st, ok := <-states:
 			if !ok {

@@ -234,15 +234,40 @@ func TestAMemberCutOffExitsPromptlyOnSIGTERM(t *testing.T) {
 	a := zktest.Run(t, bin, "run", "--servers", proxy.Addr(), "--session-timeout", (4 * session).String(), "--count", "2",
 		"--name", "ann", zktest.Path(t), "--", "/bin/sh", "-c", script)
 	b := member(t, 2, "bob", file, 4*time.Second)
-	says(t, a, "waiting until the others have left")
+	says(t, a, "CMD ended: leaving") // then it waits for bob, lowest or not
 	says(t, b, "all are in: starting CMD")
 	proxy.Cut()
 	time.Sleep(300 * time.Millisecond)
 	asked := time.Now()
 	a.Term()
 	code := exits(t, a, 10*session)
-	if took := time.Since(asked); code != 130 || took > 2*time.Second {
-		t.Errorf("exit %d %v after SIGTERM, want 130 within 2s (closeTimeout 1s)\n%s", code, took.Round(time.Millisecond), a.Stderr())
+	if took := time.Since(asked); code != 130 || took > session+closeTimeout {
+		t.Errorf("exit %d %v after SIGTERM, want 130 within a session and the close's bound (%v)\n%s", code, took.Round(time.Millisecond), closeTimeout, a.Stderr())
 	}
 	b.Kill() // it would wait for ann's znode until her session expires
+}
+
+// A member asked to stop (SIGTERM) while CMD runs passes the signal on to
+// CMD and exits as soon as CMD has, with its status, without waiting for
+// the others to finish theirs; they do not wait for it either.
+func TestAMemberAskedToStopInsideExitsWithoutWaiting(t *testing.T) {
+	t.Parallel()
+	zktest.SkipShort(t)
+	file := filepath.Join(t.TempDir(), "cmd.txt")
+	// ann's CMD ends at SIGTERM (sh, waiting for a child, would not).
+	a := zktest.Run(t, bin, "run", "--servers", servers[0], "--session-timeout", session.String(), "--count", "2",
+		"--name", "ann", zktest.Path(t), "--", "/bin/sh", "-c", fmt.Sprintf(`echo "start ann $(date +%%s%%N)" >> %s; exec sleep 20`, file))
+	b := member(t, 2, "bob", file, 10*session)
+	says(t, a, "all are in: starting CMD")
+	says(t, b, "all are in: starting CMD")
+	a.Term()
+	if code := exits(t, a, 5*session); code != 143 {
+		t.Errorf("ann: exit %d after SIGTERM, want CMD's 143\n%s", code, a.Stderr())
+	}
+	if strings.Contains(b.Stderr(), "CMD ended") {
+		t.Errorf("ann exited only after bob's CMD ended:\n%s", b.Stderr())
+	}
+	if code := exits(t, b, 15*session); code != 0 {
+		t.Errorf("bob: exit %d\n%s", code, b.Stderr())
+	}
 }

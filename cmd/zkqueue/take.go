@@ -84,10 +84,12 @@ func takeOne(ctx context.Context, cfg config, q *queue.Queue, out *bufio.Writer,
 		}
 		return ctx.Err()
 	}
-	// The work is done: finish the Ack even if a signal comes now, so
-	// that an Ack that applied is also said.
-	actx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	// The work is done: the Ack waits for ZooKeeper as the take did, and
+	// a signal gives it closeTimeout more, so that an Ack that applied is
+	// also said.
+	actx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(closeTimeout, cancel) })()
 	err = it.Ack(actx)
 	if errors.Is(err, queue.ErrClaimLost) {
 		counts.claimLost()

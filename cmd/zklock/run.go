@@ -55,6 +55,8 @@ func runLock(c *cli.Context) error {
 		}
 		if le := (*lock.LeasesError)(nil); errors.As(err, &le) && le.Ours == 0 {
 			return cmdline.BadFlag("leases", "not given, but %s is a semaphore that admits %s at once: give --leases %s, or take a lock on another path", le.Path, le.Recorded, le.Recorded)
+		} else if errors.As(err, &le) && le.Recorded == "" {
+			return cmdline.BadFlag("leases", "%d, but %s is a lock that readers or writers hold or wait for: take the semaphore on another path", le.Ours, le.Path)
 		} else if errors.As(err, &le) {
 			return cmdline.BadFlag("leases", "%d, but %s admits %s at once: every contender on a path must give the same number", le.Ours, le.Path, le.Recorded)
 		}

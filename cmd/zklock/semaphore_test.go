@@ -96,3 +96,35 @@ func TestThreeContendersWithTwoLeasesRunTwoCMDsAtMost(t *testing.T) {
 		t.Fatalf("%d records, at most %d CMDs at once; want 18, and 2, never 3", len(records), most)
 	}
 }
+
+// And the other way round: --leases on a path where a plain zklock holds
+// is bad input, exit 2 with one line, and its CMD never runs beside the
+// writer's.
+func TestLeasesOnALocksPathIsBadInput(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	dir := t.TempDir()
+	gate, marker := filepath.Join(dir, "gate"), filepath.Join(dir, "ran")
+	writer := run(t, cluster.ConnString(), "--", "/bin/sh", "-c", "until [ -e "+gate+" ]; do sleep 0.02; done")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := writer.WaitForStderr(ctx, "holding the lock"); err != nil {
+		t.Fatalf("%v\n%s", err, writer.Stderr())
+	}
+	p := run(t, cluster.ConnString(), "--leases", "2", "--", "/bin/sh", "-c", "touch "+marker)
+	code := wait(t, p, 10*time.Second)
+	lines := strings.Split(strings.TrimSpace(p.Stderr()), "\n")
+	want := "zklock: --leases: 2, but "
+	if last := lines[len(lines)-1]; code != 2 || !strings.HasPrefix(last, want) || !strings.Contains(last, "is a lock") {
+		t.Fatalf("zklock --leases 2 where a writer holds: exit %d, last line %q; want exit 2 and one line starting %q, saying the path is a lock", code, last, want)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a lease's CMD ran while the writer held the lock")
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := wait(t, writer, 10*time.Second); code != 0 {
+		t.Fatalf("the writer exited %d\n%s", code, writer.Stderr())
+	}
+}

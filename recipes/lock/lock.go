@@ -128,39 +128,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 
 	select {
 	case a := <-h.acquired:
-		// The session the lock was won on: the guard follows it, and a
-		// change before the guard starts is a loss, not a new session to
-		// adopt.
-		session := l.rz.SessionID()
-		epoch := int64(0)
-		if a.confirm != nil {
-			// Under at-most-one, the first confirm is the decision's own
-			// proof, so this costs no round trip when the recipe had one.
-			c, cancel := context.WithTimeout(ctx, time.Second)
-			e, _, err := a.confirm(c)
-			cancel()
-			if err != nil {
-				l.release()
-				return fmt.Errorf("%w: %w", ErrLost, err)
-			}
-			epoch = e
-		}
-		l.mu.Lock()
-		l.epoch = epoch
-		if !h.held() || a.confirm != nil && l.rz.SessionID() != session {
-			// Lost while we handed it over: the engine stopped, or the
-			// session changed, after it offered us the lock.
-			l.mu.Unlock()
-			l.release()
-			return ErrLost
-		}
-		if a.confirm != nil {
-			l.startGuard(session)
-		}
-		l.startMarks(mon.Node())
-		l.mu.Unlock()
-		close(h.acted)
-		return nil
+		return l.take(ctx, a, mon)
 	case <-mon.Done():
 		// It gave up, as the ACL refuses our credentials
 		// (nodemonitor.ErrNotAllowed); or its owner closed the session; or
@@ -176,6 +144,55 @@ func (l *Lock) Lock(ctx context.Context) error {
 		l.release()
 		return ctx.Err()
 	}
+}
+
+// take hands the lock the engine offered to Lock's caller: it proves it
+// ours (the first confirm, under at-most-one), checks that no semaphore
+// took the path meanwhile, and starts the guard and the watch for revoke
+// requests.
+func (l *Lock) take(ctx context.Context, a acquisition, mon *nodemonitor.Monitor) error {
+	h := l.h
+	// The session the lock was won on: the guard follows it, and a change
+	// before the guard starts is a loss, not a new session to adopt.
+	session := l.rz.SessionID()
+	epoch := int64(0)
+	if a.confirm != nil {
+		// Under at-most-one, the first confirm is the decision's own
+		// proof, so this costs no round trip when the recipe had one.
+		c, cancel := context.WithTimeout(ctx, time.Second)
+		e, _, err := a.confirm(c)
+		cancel()
+		if err != nil {
+			l.release()
+			return fmt.Errorf("%w: %w", ErrLost, err)
+		}
+		epoch = e
+	}
+	if !l.semaphore {
+		// Checked before we joined too, but a semaphore may have recorded
+		// its N since: read after our create, the record is seen, or the
+		// semaphore saw our znode and refused (recordLeases).
+		if err := l.refuseSemaphore(ctx); err != nil {
+			l.release()
+			return err
+		}
+	}
+	l.mu.Lock()
+	l.epoch = epoch
+	if !h.held() || a.confirm != nil && l.rz.SessionID() != session {
+		// Lost while we handed it over: the engine stopped, or the
+		// session changed, after it offered us the lock.
+		l.mu.Unlock()
+		l.release()
+		return ErrLost
+	}
+	if a.confirm != nil {
+		l.startGuard(session)
+	}
+	l.startMarks(mon.Node())
+	l.mu.Unlock()
+	close(h.acted)
+	return nil
 }
 
 // Lost is closed at the first moment a held lock is not proved ours: the

@@ -21,11 +21,14 @@ var ErrLeases = errors.New("lock: the path records another number of leases")
 // LeasesError says which number of leases the path records.
 type LeasesError struct {
 	Path     string
-	Recorded string // as the path's znode holds it, "2"
+	Recorded string // as the path's znode holds it, "2"; "" for a lock's path
 	Ours     int    // 0 for a read or write lock on a semaphore's path
 }
 
 func (e *LeasesError) Error() string {
+	if e.Recorded == "" {
+		return fmt.Sprintf("%v: %s is a lock that readers or writers hold or wait for, not a semaphore", ErrLeases, e.Path)
+	}
 	if e.Ours == 0 {
 		return fmt.Sprintf("%v: %s is a semaphore that admits %s at once, not a lock", ErrLeases, e.Path, e.Recorded)
 	}
@@ -120,7 +123,11 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 }
 
 // recordLeases writes "leases=N" into the lock's znode, if it records
-// nothing yet, and otherwise checks that it records our N.
+// nothing yet, and otherwise checks that it records our N. A path where
+// readers or writers stand is refused, before the write and after it: a
+// Lock there checks for the record once its own znode stands (Lock), so
+// that of a write lock's create and our record, whichever ZooKeeper
+// orders second sees the other, and the two never hold at once.
 func (l *Lock) recordLeases(ctx context.Context) error {
 	want := leasesRecord + strconv.Itoa(l.leases)
 	if err := l.rz.EnsurePath(ctx, l.root, l.rz.ACL()); err != nil {
@@ -133,10 +140,13 @@ func (l *Lock) recordLeases(ctx context.Context) error {
 		}
 		switch got := string(data); {
 		case got == want:
-			return nil
+			return l.refuseLock(ctx)
 		case got != "":
 			n, _ := strings.CutPrefix(got, leasesRecord)
 			return &LeasesError{Path: l.root, Recorded: n, Ours: l.leases}
+		}
+		if err := l.refuseLock(ctx); err != nil {
+			return err // nothing written
 		}
 		_, err = l.rz.Set(ctx, l.root, []byte(want), st.Version)
 		if err != nil && !errors.Is(err, zk.ErrBadVersion) {
@@ -144,6 +154,19 @@ func (l *Lock) recordLeases(ctx context.Context) error {
 		}
 		// Written, or another contender wrote first: read again and compare.
 	}
+}
+
+// refuseLock fails with a *LeasesError when readers or writers stand at
+// the semaphore's path: our leases would stand in no line of theirs.
+func (l *Lock) refuseLock(ctx context.Context) error {
+	children, err := l.rz.Children(ctx, l.root)
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	if len(nodemonitor.Line(children)) > 0 {
+		return &LeasesError{Path: l.root, Ours: l.leases}
+	}
+	return nil
 }
 
 // refuseSemaphore fails with a *LeasesError when the lock's path records

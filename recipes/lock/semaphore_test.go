@@ -105,3 +105,23 @@ func TestALockOnASemaphoresPathIsRefused(t *testing.T) {
 		t.Fatalf("the path's children are %v; want only the semaphore's gate and leases", children)
 	}
 }
+
+// A semaphore on a lock's path is refused as well, while a writer holds
+// there: its leases would queue under gate and leases, where no reader or
+// writer looks, and a lease would hold beside the writer.
+func TestASemaphoreOnALocksPathIsRefused(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	w := ln.join("w", false)
+	ln.mustHold(w)
+	ctx, cancel := context.WithTimeout(ln.ctx, 5*time.Second)
+	defer cancel()
+	err := lock.New(ln.rz, ln.at, "lease", lock.Leases(2)).Lock(ctx)
+	var le *lock.LeasesError
+	if !errors.As(err, &le) || le.Ours != 2 || le.Recorded != "" {
+		t.Fatalf("Lock with 2 leases on a path where a writer holds = %v; want a *LeasesError that records no N", err)
+	}
+	if children := ln.children(ln.at); len(children) != 1 {
+		t.Fatalf("the path's children are %v; want the writer's znode alone", children)
+	}
+}

@@ -123,12 +123,17 @@ func (sv *supervisor) loop(ctx context.Context, lk *lock.Lock) (int, string) {
 	signal.Notify(jobs, syscall.SIGTSTP, syscall.SIGCONT)
 	defer signal.Stop(jobs)
 	for {
+		// CMD's end first: one that ended on its own was stopped by no
+		// request read after it (a revoke would make zklock exit 75, as if
+		// the work were still to do).
 		select {
 		case status := <-sv.done:
-			if sv.renewing && time.Now().After(sv.last) {
-				sv.why = sv.pastDeadline()
-			}
-			return status, sv.why
+			return sv.ended(status)
+		default:
+		}
+		select {
+		case status := <-sv.done:
+			return sv.ended(status)
 		case <-tick.C:
 			sv.tick()
 		case st, ok := <-states:
@@ -153,6 +158,14 @@ func (sv *supervisor) loop(ctx context.Context, lk *lock.Lock) (int, string) {
 			sv.stop("zklock was asked to stop")
 		}
 	}
+}
+
+// ended is CMD's status, and why it ended.
+func (sv *supervisor) ended(status int) (int, string) {
+	if sv.renewing && time.Now().After(sv.last) {
+		sv.why = sv.pastDeadline()
+	}
+	return status, sv.why
 }
 
 // tick moves CMD's deadline on, and notes a span in which the loop stood

@@ -40,29 +40,36 @@ func RequestedBy(who string) RevokeOption { return func(o *revokeOptions) { o.by
 // readers that hold together, or a semaphore's lease holders: whoever the
 // line's rule lets hold now, not the waiters. It returns whom it asked,
 // none when nobody holds (with an error, those asked before it); a holder
-// that let go while asked is left out. It only asks: AwaitRelease waits
-// for the answer.
+// that let go while asked is left out, and when all did, it asks those
+// that hold after them. It only asks: AwaitRelease waits for the answer.
 func Revoke(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, opts ...RevokeOption) ([]Holder, error) {
 	var o revokeOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	nodes, err := holders(ctx, rz, path)
-	if err != nil {
-		return nil, fmt.Errorf("lock: revoke %s: %w", path, err)
-	}
-	var asked []Holder
-	for _, node := range nodes {
-		h, err := mark(ctx, rz, node, o.by)
-		if errors.Is(err, zk.ErrNoNode) {
-			continue // it let go meanwhile
-		}
+	for {
+		nodes, err := holders(ctx, rz, path)
 		if err != nil {
-			return asked, fmt.Errorf("lock: revoke %s: %w", path, err)
+			return nil, fmt.Errorf("lock: revoke %s: %w", path, err)
 		}
-		asked = append(asked, h)
+		var asked []Holder
+		for _, node := range nodes {
+			h, err := mark(ctx, rz, node, o.by)
+			if errors.Is(err, zk.ErrNoNode) {
+				continue // it let go meanwhile
+			}
+			if err != nil {
+				return asked, fmt.Errorf("lock: revoke %s: %w", path, err)
+			}
+			asked = append(asked, h)
+		}
+		if len(asked) > 0 || len(nodes) == 0 {
+			return asked, nil
+		}
+		// Every holder we listed let go before we asked: the lock passed
+		// on to whoever stood behind them, if anyone. Look again, rather
+		// than say that nobody holds.
 	}
-	return asked, nil
 }
 
 // AwaitRelease waits until the znode of each holder is gone, as a holder

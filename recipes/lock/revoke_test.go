@@ -3,6 +3,7 @@ package lock_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"path"
 	"slices"
@@ -204,4 +205,56 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// A holder that lets go while Revoke asks hands the lock on, and Revoke
+// asks the next holder rather than say that nobody holds: with a waiter
+// always in line behind the one that unlocks, someone holds throughout,
+// and Revoke must ask someone. The unlock and the request race, at a
+// varied offset, again and again.
+func TestRevokeDuringAHandoverAsksTheNextHolder(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	a := zktest.Connect(t, []string{ln.srv}, 5*time.Second)
+	b := zktest.Connect(t, []string{ln.srv}, 5*time.Second)
+	first := lock.New(a, ln.at, "first")
+	if err := first.Lock(ln.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		next := lock.New(b, ln.at, "next")
+		held := make(chan error, 1)
+		go func() { held <- next.Lock(ln.ctx) }()
+		waitForChildren(t, ln, 2)
+		unlocked := make(chan error, 1)
+		go func() {
+			time.Sleep(time.Duration(i%12) * 100 * time.Microsecond)
+			unlocked <- first.Unlock(ln.ctx)
+		}()
+		asked, err := lock.Revoke(ln.ctx, ln.rz, ln.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(<-unlocked, <-held); err != nil {
+			t.Fatal(err)
+		}
+		if len(asked) == 0 {
+			t.Fatalf("round %d: Revoke asked nobody, while first or next held throughout", i)
+		}
+		// The roles turn: next holds, and first queues behind it.
+		first, a, b = next, b, a
+	}
+	_ = first.Unlock(ln.ctx)
+}
+
+// waitForChildren waits until the lock's path has n children.
+func waitForChildren(t *testing.T, ln *line, n int) {
+	t.Helper()
+	for len(ln.children(ln.at)) != n {
+		select {
+		case <-ln.ctx.Done():
+			t.Fatalf("the path never had %d children: %v", n, ln.children(ln.at))
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }

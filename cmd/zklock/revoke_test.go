@@ -174,3 +174,35 @@ func TestRevokeNeedsTheHoldersAuth(t *testing.T) {
 		t.Fatalf("the holder exited %d, want 75\n%s", code, owner.Stderr())
 	}
 }
+
+// A revoked holder cut off from ZooKeeper while its CMD stops cannot
+// delete its znode: the lock passes on only when its session expires. Its
+// last line says so, and not that it released the lock; it still exits
+// 75, for it let go as far as it could, and revoke sees the znode go with
+// the session.
+func TestARevokedHolderCutOffSaysTheLockGoesWithItsSession(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	proxy := zktest.NewProxy(t, cluster.Server(0))
+	file := filepath.Join(t.TempDir(), "held.txt")
+	ann := run(t, proxy.Addr(), "--revocable", "--name", "ann", "--", "/bin/sh", "-c",
+		fmt.Sprintf(`trap 'sleep 0.5; exit 0' TERM; echo "start ann 0" >> %s; while :; do sleep 0.05; done`, file))
+	waitForLine(t, file, "start ann")
+	r := revoke(t, cluster.ConnString(), "--timeout", "15s")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ann.WaitForStderr(ctx, "stopping CMD"); err != nil {
+		t.Fatalf("ann never heard the request: %v\n%s", err, ann.Stderr())
+	}
+	proxy.Cut() // while CMD's trap runs
+	if code := wait(t, ann, 4*session); code != 75 {
+		t.Fatalf("ann exited %d, want 75\n%s", code, ann.Stderr())
+	}
+	if code := wait(t, r, 15*time.Second); code != 0 {
+		t.Fatalf("revoke exited %d: the znode should have gone with ann's session\n%s\n%s", code, r.Stdout(), r.Stderr())
+	}
+	errOut := ann.Stderr()
+	if strings.Contains(errOut, `msg="released the lock"`) || !strings.Contains(errOut, "when our session ends") {
+		t.Fatalf("ann's log says she released the lock, or not that it goes with her session; her znode stayed:\n%s", errOut)
+	}
+}

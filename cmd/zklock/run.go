@@ -40,8 +40,8 @@ func runLock(c *cli.Context) error {
 	defer rz.Close()
 	defer cmdline.SayWhileUnreachable(ctx, log, rz, s.Servers, s.SessionTimeout)() // before rz.Close
 	lk := lock.New(rz, s.path, s.name, s.lockOptions()...)
-	release := sync.OnceFunc(func() { unlock(lk, rz, log) })
-	defer release() // on the way out early
+	release := sync.OnceValue(func() bool { return unlock(lk, rz, log) })
+	defer func() { release() }() // on the way out early
 	// The metrics last until zklock returns, not until the signal: during
 	// the grace that follows it, CMD still runs under the lock.
 	life, endLife := context.WithCancel(context.Background())
@@ -64,8 +64,11 @@ func runLock(c *cli.Context) error {
 	}
 	log.Info("holding the lock; starting CMD", "epoch", lk.Epoch(), "cmd", s.argv[0])
 	status, why := supervise(ctx, log, rz, lk, s)
-	release()
-	log.Info("released the lock", "cmd_status", status, "because", why)
+	if release() {
+		log.Info("released the lock", "cmd_status", status, "because", why)
+	} else {
+		log.Info("CMD ended; the lock passes on when our session ends", "cmd_status", status, "because", why)
+	}
 	if why == revokedWhy {
 		return cli.Exit("", revokedStatus)
 	}
@@ -75,13 +78,16 @@ func runLock(c *cli.Context) error {
 	return nil
 }
 
-// unlock releases lk, and says so when its znode could not be deleted. It
-// waits at most a session timeout: cut off from ZooKeeper for longer, our
-// session expires, and the znode with it.
-func unlock(lk *lock.Lock, rz *recoverable.RecoverableZookeeper, log *slog.Logger) {
+// unlock releases lk, and reports whether its znode is gone; it says so
+// when the znode could not be deleted. It waits at most a session timeout:
+// cut off from ZooKeeper for longer, our session expires, and the znode
+// with it.
+func unlock(lk *lock.Lock, rz *recoverable.RecoverableZookeeper, log *slog.Logger) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), rz.SessionTimeout())
 	defer cancel()
 	if err := lk.Unlock(ctx); err != nil {
 		log.Warn("could not delete our znode; the next in line waits until our session ends", "error", err)
+		return false
 	}
+	return true
 }

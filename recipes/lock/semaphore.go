@@ -113,7 +113,9 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 		select {
 		case <-wake:
 		case <-gate.Done():
-			return nil, fmt.Errorf("%w: the gate of %s", ErrLost, l.root)
+			// Lost, its engine still runs, and would stand in the gate's
+			// line again, for nobody: leave it.
+			return nil, errors.Join(fmt.Errorf("%w: the gate of %s", ErrLost, l.root), gate.Unlock(context.WithoutCancel(ctx)))
 		case <-l.h.done:
 			return nil, errors.Join(ErrUnlocked, gate.Unlock(context.WithoutCancel(ctx)))
 		case <-ctx.Done():

@@ -125,3 +125,79 @@ func TestASemaphoreOnALocksPathIsRefused(t *testing.T) {
 		t.Fatalf("the path's children are %v; want the writer's znode alone", children)
 	}
 }
+
+// A contender that loses the gate while it waits there (an operator
+// deletes its gate znode) fails with ErrLost, and leaves the gate: nothing
+// of it stays in the gate's line to hold the gate for nobody, and the next
+// contender takes the lease that goes.
+func TestAContenderThatLosesTheGateLeavesIt(t *testing.T) {
+	t.Parallel()
+	ln := newLine(t)
+	a := ln.lease("a", 1)
+	ln.mustHold(a)
+	b := ln.lease("b", 1)
+	if err := ln.rz.Delete(ln.ctx, b.node, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-b.held:
+		if !errors.Is(err, lock.ErrLost) {
+			t.Fatalf("b, its gate znode deleted: Lock = %v, want lock.ErrLost", err)
+		}
+	case <-ln.ctx.Done():
+		t.Fatal("b never heard that it lost the gate")
+	}
+	c := ln.lease("c", 1)
+	a.unlock()
+	ln.mustHold(c)
+	c.unlock()
+	if gate := ln.children(ln.at + "/gate"); len(gate) != 0 {
+		t.Fatalf("the gate's line is %v; want it empty, b gone", gate)
+	}
+}
+
+// A contender that holds the gate, waiting for a lease, and loses its
+// session there (cut off for longer than it) has lost no lease: it queues
+// at the gate again on its new session, as a plain lock's waiter stands
+// again, and takes the lease that is freed later. Lock does not fail.
+func TestAContenderThatLosesTheGateQueuesAgain(t *testing.T) {
+	t.Parallel()
+	line := newLine(t)
+	a, b := line.lease("a", 2), line.lease("b", 2)
+	line.mustHold(a, b)
+	proxy := zktest.NewProxy(t, line.srv)
+	const short = 2 * time.Second
+	rz := zktest.Connect(t, []string{proxy.Addr()}, short)
+	c := lock.New(rz, line.at, "c", lock.Leases(2))
+	t.Cleanup(func() { c.Unlock(context.Background()) }) //nolint:errcheck // the test's end
+	held := make(chan error, 1)
+	go func() { held <- c.Lock(line.ctx) }()
+	for len(line.children(line.at+"/gate")) == 0 { // c holds the gate, waiting for a lease
+		select {
+		case err := <-held:
+			t.Fatalf("c: Lock = %v, with two leases of two taken", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	gone := rz.SessionID()
+	proxy.Cut()
+	time.Sleep(2 * short) // the server expires c's session, and its gate znode
+	proxy.Heal()
+	for rz.SessionID() == gone {
+		select {
+		case err := <-held:
+			t.Fatalf("c: Lock = %v once its session expired at the gate; want it to queue again", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	b.unlock()
+	select {
+	case err := <-held:
+		if err != nil {
+			t.Fatalf("c: Lock = %v after its session expired at the gate and a lease was freed", err)
+		}
+	case <-line.ctx.Done():
+		t.Fatal("c never took the freed lease")
+	}
+	a.unlock()
+}

@@ -206,3 +206,59 @@ func TestARevokedHolderCutOffSaysTheLockGoesWithItsSession(t *testing.T) {
 		t.Fatalf("ann's log says she released the lock, or not that it goes with her session; her znode stayed:\n%s", errOut)
 	}
 }
+
+// A revoke request that lands while CMD is stopping already, for zklock
+// was asked to stop, is logged as what it is: CMD is not stopped a second
+// time, and zklock exits as asked to stop, with CMD's status; and the
+// other way round, a stop asked while CMD stops at a revoke, after which
+// zklock exits 75.
+func TestASecondReasonToStopCMDSaysItStopsAlready(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	const byTerm, byRevoke = "asked to stop: stopping CMD", "revocable, and asked to let go: stopping CMD"
+	for _, tc := range []struct {
+		name, first, second, already string
+		status                       int
+	}{
+		{"revoke after SIGTERM", byTerm, byRevoke, "revocable, and asked to let go: CMD is stopping already", 4},
+		{"SIGTERM after revoke", byRevoke, byTerm, "asked to stop: CMD is stopping already", 75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ann := slowToStop(t, cluster.ConnString())
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var r *zktest.Process
+			for _, step := range []string{tc.first, tc.second} {
+				if step == byTerm {
+					ann.Term()
+				} else {
+					r = revoke(t, cluster.ConnString(), "--timeout", "10s")
+				}
+				if step == tc.first {
+					if err := ann.WaitForStderr(ctx, step); err != nil {
+						t.Fatalf("ann never began to stop: %v\n%s", err, ann.Stderr())
+					}
+				}
+			}
+			if code := wait(t, ann, 10*time.Second); code != tc.status {
+				t.Fatalf("ann exited %d, want %d, as %q asked first\n%s", code, tc.status, tc.first, ann.Stderr())
+			}
+			wait(t, r, 15*time.Second)
+			if errOut := ann.Stderr(); strings.Contains(errOut, tc.second) || !strings.Contains(errOut, tc.already) {
+				t.Fatalf("ann's log says %q, though CMD was stopping already, or not %q:\n%s", tc.second, tc.already, errOut)
+			}
+		})
+	}
+}
+
+// slowToStop starts ann, --revocable, whose CMD takes a second to stop at
+// SIGTERM and then exits 4, and returns once CMD runs.
+func slowToStop(t *testing.T, servers string) *zktest.Process {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "held.txt")
+	ann := run(t, servers, "--revocable", "--name", "ann", "--grace", "5s", "--", "/bin/sh", "-c",
+		fmt.Sprintf(`trap 'sleep 1; exit 4' TERM; echo "start ann 0" >> %s; while :; do sleep 0.05; done`, file))
+	waitForLine(t, file, "start ann")
+	return ann
+}

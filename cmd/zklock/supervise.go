@@ -150,11 +150,19 @@ func (sv *supervisor) loop(ctx context.Context, lk *lock.Lock) (int, string) {
 			}
 		case <-revoked:
 			revoked = nil
+			if !sv.renewing {
+				sv.log.Info("revocable, and asked to let go: CMD is stopping already, and the lock is released once it has", "because", sv.why)
+				continue
+			}
 			sv.log.Info("revocable, and asked to let go: stopping CMD and all it started, then releasing the lock")
 			sv.stop(revokedWhy)
 		case <-ctx.Done():
-			sv.log.Info("asked to stop: stopping CMD and all it started, then releasing the lock")
 			ctx = context.Background()
+			if !sv.renewing {
+				sv.log.Info("asked to stop: CMD is stopping already, and the lock is released once it has", "because", sv.why)
+				continue
+			}
+			sv.log.Info("asked to stop: stopping CMD and all it started, then releasing the lock")
 			sv.stop("zklock was asked to stop")
 		}
 	}

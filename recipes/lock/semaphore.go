@@ -82,14 +82,32 @@ func (r leaseRule) Stand(line []nodemonitor.Candidate, ours int) (bool, string) 
 // admit records the number of leases at the lock's path, or checks it
 // against the one recorded, takes the gate, and returns it held once fewer
 // leases than ours stand: the caller takes its lease, then unlocks the gate.
+// A gate lost while we wait at it (our session expired) cost us no lease:
+// we queue at the gate again, as a plain lock's waiter stands again.
 func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 	if err := l.recordLeases(ctx); err != nil {
 		return nil, err
 	}
-	gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy))
-	if err := gate.Lock(ctx); err != nil {
-		return nil, err
+	for {
+		gate := New(l.rz, l.root+"/"+gateDir, l.name, WithPolicy(l.policy))
+		if err := gate.Lock(ctx); err != nil {
+			return nil, err
+		}
+		err := l.awaitLease(ctx, gate)
+		if !errors.Is(err, errGateLost) {
+			return gate, err
+		}
+		_ = gate.Unlock(context.WithoutCancel(ctx)) // ends its monitor; its znode went with the session
+		l.rz.Logger().Info("lost the gate with our session while waiting for a lease; queueing at the gate again", "leases", l.leases)
 	}
+}
+
+// errGateLost is awaitLease's word that the gate was lost under us.
+var errGateLost = errors.New("lock: the gate was lost")
+
+// awaitLease waits, holding the gate, until fewer leases than ours stand.
+// On any error but errGateLost the gate has been unlocked.
+func (l *Lock) awaitLease(ctx context.Context, gate *Lock) error {
 	leases := l.root + "/" + leasesDir
 	told := false // that we wait, in the log
 	for {
@@ -101,10 +119,10 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 			}
 		}
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("lock: leases of %s: %w", l.root, err), gate.Unlock(context.WithoutCancel(ctx)))
+			return errors.Join(fmt.Errorf("lock: leases of %s: %w", l.root, err), gate.Unlock(context.WithoutCancel(ctx)))
 		}
 		if len(nodemonitor.Line(children)) < l.leases {
-			return gate, nil
+			return nil
 		}
 		if !told {
 			l.rz.Logger().Info("every lease is taken; waiting at the gate for one to go", "leases", l.leases, "watching", leases)
@@ -113,13 +131,11 @@ func (l *Lock) admit(ctx context.Context) (*Lock, error) {
 		select {
 		case <-wake:
 		case <-gate.Done():
-			// Lost, its engine still runs, and would stand in the gate's
-			// line again, for nobody: leave it.
-			return nil, errors.Join(fmt.Errorf("%w: the gate of %s", ErrLost, l.root), gate.Unlock(context.WithoutCancel(ctx)))
+			return errGateLost
 		case <-l.h.done:
-			return nil, errors.Join(ErrUnlocked, gate.Unlock(context.WithoutCancel(ctx)))
+			return errors.Join(ErrUnlocked, gate.Unlock(context.WithoutCancel(ctx)))
 		case <-ctx.Done():
-			return nil, errors.Join(ctx.Err(), gate.Unlock(context.WithoutCancel(ctx)))
+			return errors.Join(ctx.Err(), gate.Unlock(context.WithoutCancel(ctx)))
 		}
 	}
 }

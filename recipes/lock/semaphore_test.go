@@ -3,11 +3,14 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"path"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/lock"
 )
@@ -126,11 +129,12 @@ func TestASemaphoreOnALocksPathIsRefused(t *testing.T) {
 	}
 }
 
-// A contender that loses the gate while it waits there (an operator
-// deletes its gate znode) fails with ErrLost, and leaves the gate: nothing
-// of it stays in the gate's line to hold the gate for nobody, and the next
-// contender takes the lease that goes.
-func TestAContenderThatLosesTheGateLeavesIt(t *testing.T) {
+// A contender whose gate znode goes while it waits there (an operator
+// deletes it) has lost no lease: it leaves that gate's Lock, whose engine
+// would otherwise stand in the gate's line again for nobody and keep
+// everyone out, and queues at the gate anew. The leases then pass on in
+// order: b, queued again first, then c.
+func TestAContenderThatLosesTheGateLeavesItAndQueuesAgain(t *testing.T) {
 	t.Parallel()
 	ln := newLine(t)
 	a := ln.lease("a", 1)
@@ -139,20 +143,24 @@ func TestAContenderThatLosesTheGateLeavesIt(t *testing.T) {
 	if err := ln.rz.Delete(ln.ctx, b.node, -1); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-b.held:
-		if !errors.Is(err, lock.ErrLost) {
-			t.Fatalf("b, its gate znode deleted: Lock = %v, want lock.ErrLost", err)
+	for gate := ln.children(ln.at + "/gate"); len(gate) != 1 || path.Join(ln.at, "gate", gate[0]) == b.node; gate = ln.children(ln.at + "/gate") {
+		select {
+		case err := <-b.held:
+			t.Fatalf("b, its gate znode deleted: Lock = %v; want it to queue again", err)
+		case <-ln.ctx.Done():
+			t.Fatalf("b never queued at the gate again: the gate's line is %v", gate)
+		case <-time.After(10 * time.Millisecond):
 		}
-	case <-ln.ctx.Done():
-		t.Fatal("b never heard that it lost the gate")
 	}
 	c := ln.lease("c", 1)
 	a.unlock()
+	ln.mustHold(b)
+	ln.mustWait(c)
+	b.unlock()
 	ln.mustHold(c)
 	c.unlock()
 	if gate := ln.children(ln.at + "/gate"); len(gate) != 0 {
-		t.Fatalf("the gate's line is %v; want it empty, b gone", gate)
+		t.Fatalf("the gate's line is %v; want it empty", gate)
 	}
 }
 
@@ -172,11 +180,15 @@ func TestAContenderThatLosesTheGateQueuesAgain(t *testing.T) {
 	t.Cleanup(func() { c.Unlock(context.Background()) }) //nolint:errcheck // the test's end
 	held := make(chan error, 1)
 	go func() { held <- c.Lock(line.ctx) }()
-	for len(line.children(line.at+"/gate")) == 0 { // c holds the gate, waiting for a lease
+	// c holds the gate once it watches its own znode there, as a holder
+	// does (alone in the gate, it has no one ahead to watch).
+	for !slices.ContainsFunc(watched(t, line)[rz.SessionID()], func(p string) bool { return path.Dir(p) == line.at+"/gate" }) {
 		select {
 		case err := <-held:
 			t.Fatalf("c: Lock = %v, with two leases of two taken", err)
-		case <-time.After(10 * time.Millisecond):
+		case <-line.ctx.Done():
+			t.Fatal("c never held the gate")
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	gone := rz.SessionID()
@@ -200,4 +212,16 @@ func TestAContenderThatLosesTheGateQueuesAgain(t *testing.T) {
 		t.Fatal("c never took the freed lease")
 	}
 	a.unlock()
+}
+
+// watched is what each session watches on the line's server.
+func watched(t *testing.T, ln *line) map[int64][]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ln.ctx, 2*time.Second)
+	defer cancel()
+	w, err := fourletter.Watches(ctx, ln.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

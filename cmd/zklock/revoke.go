@@ -74,13 +74,6 @@ func runRevoke(c *cli.Context) error {
 	}
 	defer rz.Close()
 	asked, err := lock.Revoke(ctx, rz, s.path, lock.RequestedBy(s.name))
-	if err != nil {
-		return s.failed(err)
-	}
-	if len(asked) == 0 {
-		fmt.Printf("nobody holds %s\n", s.path)
-		return nil
-	}
 	start := time.Now()
 	for _, h := range asked {
 		again := ""
@@ -88,6 +81,13 @@ func runRevoke(c *cli.Context) error {
 			again = " (asked before, by someone else)"
 		}
 		fmt.Printf("asked %s to let go of %s%s: %s\n", h.Name, s.path, again, h.Node)
+	}
+	if err != nil {
+		return s.failed(err) // those asked before it were said: they let go all the same
+	}
+	if len(asked) == 0 {
+		fmt.Printf("nobody holds %s\n", s.path)
+		return nil
 	}
 	left := awaitEach(ctx, rz, asked, start)
 	if len(left) > 0 {

@@ -262,3 +262,33 @@ func slowToStop(t *testing.T, servers string) *zktest.Process {
 	waitForLine(t, file, "start ann")
 	return ann
 }
+
+// Revoke asks the holders one by one; when ZooKeeper refuses it the
+// second (bob's znode carries an ACL that revoke has no --auth for), it
+// still says that it asked the first, who lets go all the same.
+func TestRevokeRefusedHalfWaySaysWhomItAsked(t *testing.T) {
+	t.Parallel()
+	cluster := zktest.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ann := run(t, cluster.ConnString(), "--shared", "--revocable", "--name", "ann", "--", "/bin/sh", "-c", "sleep 30")
+	if err := ann.WaitForStderr(ctx, "holding the lock"); err != nil {
+		t.Fatal(err)
+	}
+	bob := run(t, cluster.ConnString(), "--shared", "--revocable", "--name", "bob", "--auth", "ops:s3cret", "--", "/bin/sh", "-c", "sleep 30")
+	if err := bob.WaitForStderr(ctx, "holding the lock"); err != nil {
+		t.Fatal(err)
+	}
+	r := revoke(t, cluster.ConnString(), "--timeout", "5s")
+	if code := wait(t, r, 10*time.Second); code != 1 || !strings.Contains(r.Stderr(), "not allowed") {
+		t.Fatalf("revoke without bob's --auth: exit %d\n%s; want 1, not allowed", code, r.Stderr())
+	}
+	if code := wait(t, ann, 10*time.Second); code != 75 {
+		t.Fatalf("ann exited %d, want 75: she was asked\n%s", code, ann.Stderr())
+	}
+	if out := r.Stdout(); !strings.Contains(out, "asked ann to let go of ") {
+		t.Fatalf("revoke asked ann, and she let go, but it said:\n%s", out)
+	}
+	bob.Term()
+	wait(t, bob, 10*time.Second)
+}

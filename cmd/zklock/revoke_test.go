@@ -186,7 +186,7 @@ func TestARevokedHolderCutOffSaysTheLockGoesWithItsSession(t *testing.T) {
 	proxy := zktest.NewProxy(t, cluster.Server(0))
 	file := filepath.Join(t.TempDir(), "held.txt")
 	ann := run(t, proxy.Addr(), "--revocable", "--name", "ann", "--", "/bin/sh", "-c",
-		fmt.Sprintf(`trap 'sleep 0.5; exit 0' TERM; echo "start ann 0" >> %s; while :; do sleep 0.05; done`, file))
+		fmt.Sprintf(`trap 'sleep 1; exit 0' TERM; echo "start ann 0" >> %s; while :; do sleep 0.05; done`, file))
 	waitForLine(t, file, "start ann")
 	r := revoke(t, cluster.ConnString(), "--timeout", "15s")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

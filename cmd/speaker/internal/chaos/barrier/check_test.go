@@ -1,6 +1,7 @@
 package barrier
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,13 @@ func TestCheckerWantsEveryCMDEndedBeforeAnyoneIsOut(t *testing.T) {
 	chaostest.Failures(t, r)
 	if len(r.Found("explained "+NotTogetherOut)) != 1 {
 		t.Errorf("the lost member is not explained:\n%s", chaostest.Written(r))
+	}
+	// Of two faults that explain it, the report names the nearer one.
+	in.Faults = []chaos.Fault{chaostest.Fault(chaos.Storm, "s2", 100*time.Millisecond, 200*time.Millisecond, false),
+		chaostest.Fault(chaos.HoleLong, "s2", 500*time.Millisecond, 1400*time.Millisecond, false)}
+	r = chaostest.Check(t, in)
+	if f := r.Found("explained " + NotTogetherOut); len(f) != 1 || !strings.Contains(f[0].Detail, "hole-long") {
+		t.Errorf("the explanation should name the hole-long:\n%s", chaostest.Written(r))
 	}
 	// A cut that was over a session before s2's CMD began explains
 	// nothing.

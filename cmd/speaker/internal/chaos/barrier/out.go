@@ -35,12 +35,13 @@ func togetherOut(in chaos.Input, secs []section, leaves []Leave) []chaos.Section
 	return []chaos.Section{bad, good}
 }
 
-// lostBy returns a fault by which s's member was no longer in the round
+// lostBy returns the latest fault by which s's member was no longer in the round
 // when l saw it empty: one of lost on s's slot (or any member's znode
 // deleted) that began before l and ended no more than a session before
 // s's CMD began (its session could still end by it), and after which s's
 // CMD stopped within the bound; nil when there is none.
 func lostBy(in chaos.Input, s section, l Leave) *chaos.Fault {
+	var by *chaos.Fault
 	for _, f := range in.Faults {
 		if !slices.Contains(lost, f.Kind) || f.Start.After(l.At) || f.Target != s.Name && f.Kind != chaos.DeleteLeader {
 			continue
@@ -49,8 +50,8 @@ func lostBy(in chaos.Input, s section, l Leave) *chaos.Fault {
 			continue // over, its session safe, before this CMD began
 		}
 		if !s.Last.After(later(f.End, l.At).Add(in.Session + in.Interval + in.Slack)) {
-			return &f
+			by = &f // the faults are in order: the last one is nearest
 		}
 	}
-	return nil
+	return by
 }

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
 	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/barrier"
 	"zkspeaker/recoverable"
 )
@@ -23,28 +21,7 @@ import (
 // bounds its wait; one that waits (wait, run) waits for ZooKeeper as long
 // as it takes, saying so.
 func connect(ctx context.Context, cfg config, waits bool) (*recoverable.RecoverableZookeeper, error) {
-	if !waits {
-		if err := fourletter.CheckReachable(ctx, cfg.Servers); err != nil {
-			return nil, err
-		}
-	}
-	rz, _, err := cfg.Connect(cfg.log)
-	if err != nil {
-		return nil, err
-	}
-	if waits {
-		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.Servers, cfg.SessionTimeout)
-	} else {
-		err = rz.WaitConnected(ctx)
-	}
-	if err != nil {
-		rz.Close()
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.Servers, ","))
-		}
-		return nil, err
-	}
-	return rz, nil
+	return cfg.Session(ctx, cfg.log, waits)
 }
 
 // simple runs op on the simple barrier at PATH, on a fresh session. For set

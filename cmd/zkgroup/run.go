@@ -11,8 +11,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/group"
 	"zkspeaker/recoverable"
 )
@@ -23,27 +21,8 @@ import (
 // bounds its wait; one that runs until stopped (join, list --watch) waits
 // for ZooKeeper as long as it takes, saying so, as the speaker does.
 func session(ctx context.Context, cfg config, runsUntilStopped bool) (*recoverable.RecoverableZookeeper, *group.Group, error) {
-	if !runsUntilStopped {
-		// Before any client exists: go-zookeeper would only retry,
-		// silently, for as long as it is let.
-		if err := fourletter.CheckReachable(ctx, cfg.Servers); err != nil {
-			return nil, nil, err
-		}
-	}
-	rz, _, err := cfg.Connect(cfg.log)
+	rz, err := cfg.Session(ctx, cfg.log, runsUntilStopped)
 	if err != nil {
-		return nil, nil, err
-	}
-	if runsUntilStopped {
-		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.Servers, cfg.SessionTimeout)
-	} else if err = rz.WaitConnected(ctx); err == nil {
-		cmdline.WarnGranted(cfg.log, cfg.SessionTimeout, rz.SessionTimeout())
-	}
-	if err != nil {
-		rz.Close()
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.Servers, ","))
-		}
 		return nil, nil, err
 	}
 	g, err := group.New(rz, cfg.name)

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/urfave/cli/v2"
 
-	"zkspeaker/internal/cmdline"
-	"zkspeaker/internal/fourletter"
 	"zkspeaker/recipes/queue"
 	"zkspeaker/recoverable"
 )
@@ -22,28 +19,7 @@ import (
 // answers, bounded by --timeout; take waits for ZooKeeper as long as it
 // takes, saying so, as it waits for items.
 func connect(ctx context.Context, cfg config, waits bool) (*recoverable.RecoverableZookeeper, error) {
-	if !waits {
-		if err := fourletter.CheckReachable(ctx, cfg.Servers); err != nil {
-			return nil, err
-		}
-	}
-	rz, _, err := cfg.Connect(cfg.log)
-	if err != nil {
-		return nil, err
-	}
-	if waits {
-		err = cmdline.AwaitSession(ctx, cfg.log, rz, cfg.Servers, cfg.SessionTimeout)
-	} else if err = rz.WaitConnected(ctx); err == nil {
-		cmdline.WarnGranted(cfg.log, cfg.SessionTimeout, rz.SessionTimeout())
-	}
-	if err != nil {
-		rz.Close()
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("ZooKeeper at %s answers but opened no session in time: is a majority of its ensemble up?", strings.Join(cfg.Servers, ","))
-		}
-		return nil, err
-	}
-	return rz, nil
+	return cfg.Session(ctx, cfg.log, waits)
 }
 
 // oneShot runs op on a fresh session, bounded by --timeout and by Ctrl-C.

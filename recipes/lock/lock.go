@@ -125,10 +125,17 @@ func (l *Lock) Lock(ctx context.Context) error {
 	}
 	l.mon.Store(mon)
 	l.mu.Unlock()
+	var checks *semaphoreCheck
+	if !l.semaphore {
+		c, stop := context.WithCancel(ctx)
+		var ended <-chan struct{}
+		checks, ended = l.checkEachCreate(c, mon)
+		defer func() { stop(); <-ended }()
+	}
 
 	select {
 	case a := <-h.acquired:
-		return l.take(ctx, a, mon)
+		return l.take(ctx, a, mon, checks)
 	case <-mon.Done():
 		// It gave up, as the ACL refuses our credentials
 		// (nodemonitor.ErrNotAllowed); or its owner closed the session; or
@@ -150,7 +157,7 @@ func (l *Lock) Lock(ctx context.Context) error {
 // ours (the first confirm, under at-most-one), checks that no semaphore
 // took the path meanwhile, and starts the guard and the watch for revoke
 // requests.
-func (l *Lock) take(ctx context.Context, a acquisition, mon *nodemonitor.Monitor) error {
+func (l *Lock) take(ctx context.Context, a acquisition, mon *nodemonitor.Monitor, checks *semaphoreCheck) error {
 	h := l.h
 	// The session the lock was won on: the guard follows it, and a change
 	// before the guard starts is a loss, not a new session to adopt.
@@ -168,11 +175,11 @@ func (l *Lock) take(ctx context.Context, a acquisition, mon *nodemonitor.Monitor
 		}
 		epoch = e
 	}
-	if !l.semaphore {
+	if checks != nil {
 		// Checked before we joined too, but a semaphore may have recorded
 		// its N since: read after our create, the record is seen, or the
-		// semaphore saw our znode and refused (recordLeases).
-		if err := l.refuseSemaphore(ctx); err != nil {
+		// semaphore saw our znode and refused (semcheck.go).
+		if err := checks.await(ctx, mon.Node()); err != nil {
 			l.release()
 			return err
 		}

@@ -175,11 +175,16 @@ func (s *Sequence) skipUnknown(k int64, why string) {
 	s.log.Warn("skipping IDs: a write of ours may have used them, and they will never be handed out", "count", k, "why", why)
 }
 
-// awaitChange waits until the sequence's znode is no longer at the
-// version we read (the limit raised, or the counter made anew), or gives
-// up at giveUp. Either way the next round reads it again.
+// awaitChange waits until the sequence's znode is no longer the one we
+// read: another version (the limit raised) or another incarnation (the
+// znode made anew, which starts again at version 0, perhaps the very
+// version we read), or gives up at giveUp. Either way the next round
+// reads it again.
 func (s *Sequence) awaitChange(ctx context.Context, giveUp time.Time) error {
-	read := s.headVer
+	read, inc := s.headVer, s.cinc
 	s.head = nil
-	return s.await(ctx, giveUp, func(_ []byte, stat *zk.Stat) bool { return stat.Version != read })
+	return s.await(ctx, giveUp, func(data []byte, stat *zk.Stat) bool {
+		st, err := decodeState(data)
+		return stat.Version != read || err != nil || st.Incarnation != inc
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"zkspeaker/internal/faultproxy"
 	"zkspeaker/internal/testkit/zktest"
 	"zkspeaker/recipes/sequence"
 	"zkspeaker/recoverable"
@@ -269,4 +270,70 @@ func TestCounterAfterARestoreOrMadeAnewIsAboveEveryIDBefore(t *testing.T) {
 		t.Fatalf("made anew from 1: ID %d, not above %d handed out before", lo, after)
 	}
 	p.Close()
+}
+
+// A worker that read a counter made anew by hand, at version 0 and with
+// no room yet, waits for a change; meanwhile the persistence leader makes
+// the znode anew above the earlier incarnation's reservation, again at
+// version 0, with room. The worker's wait reads that new znode at the
+// version it read before: a wait for another version would sleep through
+// it, until the wait ran out. The proxy holds the answer to the worker's
+// read until the leader has made the znode anew, so that the wait begins
+// after it, every time.
+func TestAWorkerWaitingOnACounterSeesItMadeAnewAtTheSameVersion(t *testing.T) {
+	t.Parallel()
+	f, admin := counterFixture(t, "anew", 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := f.persist(t)
+	seq, _ := sequence.Open(f.connect(t, f.cluster.Servers()), "anew", f.opts...)
+	before, err := seq.Next(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if err := sequence.Delete(ctx, admin, "anew", f.opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := sequence.Create(ctx, admin, "anew", 1, f.opts...); err != nil {
+		t.Fatal(err)
+	}
+	proxy := zktest.NewProxy(t, f.cluster.Server(0))
+	worker, err := sequence.Open(f.connect(t, []string{proxy.Addr()}), "anew", f.opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, release := proxy.HoldReply(faultproxy.OpGetData)
+	defer release()
+	got := make(chan error, 1)
+	var id int64
+	go func() {
+		var err error
+		id, err = worker.Next(ctx)
+		got <- err
+	}()
+	select {
+	case <-read: // the worker's read of the znode made by hand, answered
+	case <-ctx.Done():
+		t.Fatal("the worker never read the sequence")
+	}
+	p = f.persist(t)
+	defer p.Close()
+	for {
+		infos, err := sequence.List(ctx, admin, f.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(infos) == 1 && infos[0].Limit > 1 {
+			break // made anew, with room
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("Next = %v once the leader made the counter anew with room", err)
+	}
+	if id <= before {
+		t.Fatalf("ID %d after the counter was made anew, not above %d handed out before", id, before)
+	}
 }

@@ -146,16 +146,17 @@ lint: vet staticcheck shellcheck sizecheck
 #   packages the speaker's waited 20 s): their random faults load the
 #   machine, and the fault tests hold real processes to bounds derived
 #   from the session timeout. Packages that mostly wait, for sessions to
-#   expire or a slow proxy (zkbarrier, the bench's counts, the group),
-#   join them there: in the main phase each held one of the two jobs
-#   for 10 to 21 s with a core idle, where the soaks leave a core spare.
+#   expire or a slow proxy (zkbarrier, the bench's counts, the group,
+#   zkqueue, the barrier, queue and config recipes, the timeline), join
+#   them there: in the main phase each held one of the two jobs for 5 to
+#   21 s on a few seconds of CPU, with a core idle.
 # - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testkit/testrun -report
 # DIR` prints the summary again.
 JOBS ?= 2
 PARALLEL ?= 6
-ALONE := /cmd/speaker/internal/chaos(/.*)?$$|/cmd/zkbarrier$$|/cmd/speaker/internal/bench$$|/recipes/group$$
+ALONE := /cmd/speaker/internal/chaos(/.*)?$$|/cmd/zkbarrier$$|/cmd/speaker/internal/bench$$|/recipes/(group|barrier|queue|config)$$|/cmd/zk(group|queue)$$|/cmd/speaker/internal/timeline$$
 FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
@@ -172,7 +173,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 3 minutes on 2 cores"
-	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '$(ALONE)' -alone-jobs 14 -alone-parallel 12 \
+	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '$(ALONE)' -alone-jobs 24 -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

@@ -100,7 +100,7 @@ shellcheck:
 sizecheck:
 	$(GO) run ./internal/testkit/sizecheck
 
-## test: everything, against real ZooKeeper servers (about 3½ minutes on 2 cores)
+## test: everything, against real ZooKeeper servers (about 4 minutes on 2 cores)
 # The linters run beside the tests at the lowest CPU priority: the tests
 # mostly wait, and leave a core idle that the linters fill, while a test
 # process that wakes takes the CPU from them at once.
@@ -172,7 +172,7 @@ compile-tests:
 	$(GO) build -o $(TESTBIN)/ $(addprefix ./cmd/,$(COMMANDS)) && $(GO) build -race -o $(TESTBIN)/race/ ./cmd/zkconfig
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
-	@echo "go test: each package prints ok as it passes; all of them take about 3 minutes on 2 cores"
+	@echo "go test: each package prints ok as it passes; all of them take about 3½ minutes on 2 cores"
 	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '$(ALONE)' -alone-jobs 24 -alone-parallel 12 \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 

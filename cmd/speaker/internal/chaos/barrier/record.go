@@ -1,12 +1,9 @@
 package barrier
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,20 +56,11 @@ func record(in chaos.Input) Record {
 // order of time.
 func readLeaves(dir string, slots []string) []Leave {
 	var out []Leave
-	for _, name := range slots {
-		f, err := os.Open(filepath.Join(dir, "logs", name+".log"))
-		if err != nil {
-			continue
+	chaos.EachLogLine(dir, slots, func(name, line string) {
+		if l, ok := parseLeave(name, line); ok {
+			out = append(out, l)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			if l, ok := parseLeave(name, sc.Text()); ok {
-				out = append(out, l)
-			}
-		}
-		_ = f.Close()
-	}
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out
 }
@@ -83,19 +71,10 @@ func parseLeave(name, line string) (Leave, bool) {
 	if !strings.Contains(line, leftMark) {
 		return Leave{}, false
 	}
-	l := Leave{Name: name}
-	var okT, okR bool
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, "time="); ok {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			l.At, okT = t, err == nil
-		}
-		if v, ok := strings.CutPrefix(f, "round="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			l.Round, okR = n, err == nil
-		}
-	}
-	return l, okT && okR
+	at, okT := chaos.LogTime(line)
+	v, _ := chaos.LogField(line, "round")
+	round, err := strconv.ParseInt(v, 10, 64)
+	return Leave{Name: name, At: at, Round: round}, okT && err == nil
 }
 
 // leftBehind lists the member znodes under the barrier, waiting up to a

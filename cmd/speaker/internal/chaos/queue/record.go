@@ -1,11 +1,8 @@
 package queue
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -59,32 +56,22 @@ func readRecord(dir string, slots []string, left []string, err error) Record {
 	if err != nil {
 		r.Err = err.Error()
 	}
-	for _, name := range slots {
-		f, err := os.Open(filepath.Join(dir, "logs", name+".log"))
-		if err != nil {
-			continue
+	chaos.EachLogLine(dir, slots, func(name, line string) {
+		e, ok := parseEvent(name, line)
+		switch {
+		case !ok:
+		case strings.Contains(line, putMark):
+			r.Puts = append(r.Puts, e)
+		case strings.Contains(line, takeMark):
+			r.Takes = append(r.Takes, e)
+		case strings.Contains(line, ackMark):
+			r.Acks = append(r.Acks, e)
+		case strings.Contains(line, lostMark):
+			r.Lost = append(r.Lost, e)
+		case strings.Contains(line, unsettledMark):
+			r.Unsettled = append(r.Unsettled, e)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			line := sc.Text()
-			e, ok := parseEvent(name, line)
-			switch {
-			case !ok:
-			case strings.Contains(line, putMark):
-				r.Puts = append(r.Puts, e)
-			case strings.Contains(line, takeMark):
-				r.Takes = append(r.Takes, e)
-			case strings.Contains(line, ackMark):
-				r.Acks = append(r.Acks, e)
-			case strings.Contains(line, lostMark):
-				r.Lost = append(r.Lost, e)
-			case strings.Contains(line, unsettledMark):
-				r.Unsettled = append(r.Unsettled, e)
-			}
-		}
-		_ = f.Close()
-	}
+	})
 	for _, es := range [][]Event{r.Puts, r.Takes, r.Acks, r.Lost, r.Unsettled} {
 		sort.SliceStable(es, func(i, j int) bool { return es[i].At.Before(es[j].At) })
 	}
@@ -93,18 +80,9 @@ func readRecord(dir string, slots []string, left []string, err error) Record {
 
 // parseEvent reads the time and value of a log line of slog's text form.
 func parseEvent(name, line string) (Event, bool) {
-	e := Event{Name: name}
-	var okT, okV bool
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, "time="); ok {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			e.At, okT = t, err == nil
-		}
-		if v, ok := strings.CutPrefix(f, "value="); ok {
-			e.Value, okV = v, true
-		}
-	}
-	return e, okT && okV
+	at, okT := chaos.LogTime(line)
+	v, okV := chaos.LogField(line, "value")
+	return Event{Name: name, At: at, Value: v}, okT && okV
 }
 
 // leftInQueue lists the values still in the queue, through the

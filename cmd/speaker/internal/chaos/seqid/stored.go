@@ -1,10 +1,7 @@
 package seqid
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,20 +31,11 @@ const storedMark = `msg="stored a reservation; now `
 // stored, in order of time.
 func readStored(dir string, names []string) []Reservation {
 	var out []Reservation
-	for _, name := range names {
-		f, err := os.Open(filepath.Join(dir, "logs", name+".log"))
-		if err != nil {
-			continue
+	chaos.EachLogLine(dir, names, func(_, line string) {
+		if r, ok := parseStored(line); ok {
+			out = append(out, r)
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), 1024*1024)
-		for sc.Scan() {
-			if r, ok := parseStored(sc.Text()); ok {
-				out = append(out, r)
-			}
-		}
-		_ = f.Close()
-	}
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
 	return out
 }
@@ -58,19 +46,10 @@ func parseStored(line string) (Reservation, bool) {
 	if !strings.Contains(line, storedMark) {
 		return Reservation{}, false
 	}
-	var r Reservation
-	var okT, okS bool
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, "time="); ok {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			r.At, okT = t, err == nil
-		}
-		if v, ok := strings.CutPrefix(f, "stored="); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			r.Stored, okS = n, err == nil
-		}
-	}
-	return r, okT && okS
+	at, okT := chaos.LogTime(line)
+	v, _ := chaos.LogField(line, "stored")
+	n, err := strconv.ParseInt(v, 10, 64)
+	return Reservation{At: at, Stored: n}, okT && err == nil
 }
 
 // stored is the soak's record of reservations, nil when it has none.

@@ -141,7 +141,8 @@ lint: vet staticcheck shellcheck sizecheck
 #   end together on short ones; the script tests, whose demos load the
 #   machine, come last of them, after cmd/speaker's timed fault tests.
 # - The soaks of cmd/speaker/internal/chaos and its recipes' packages run
-#   alone at the end, beside one another only, all at once (-alone-jobs:
+#   at the end, all at once, as soon as the last of the others has
+#   started (the last ones are short unit tests; -alone-jobs:
 #   one waiting for a slot ended the run 9 s late, and with eleven soak
 #   packages the speaker's waited 20 s): their random faults load the
 #   machine, and the fault tests hold real processes to bounds derived
@@ -157,7 +158,7 @@ lint: vet staticcheck shellcheck sizecheck
 JOBS ?= 2
 PARALLEL ?= 6
 ALONE := /cmd/speaker/internal/chaos(/.*)?$$|/cmd/zkbarrier$$|/cmd/speaker/internal/bench$$|/recipes/(group|barrier|queue|config)$$|/cmd/zk(group|queue)$$|/cmd/speaker/internal/timeline$$
-FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$,/recipes/lock$$,^zkspeaker/speaker$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 # The commands are built once for the run into TESTBIN, plain, and zkconfig

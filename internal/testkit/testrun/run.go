@@ -65,9 +65,17 @@ func run(cfg runConfig) ([]*result, error) {
 	together, last := split(pkgs, cfg.alone)
 	together = firstOf(together, cfg.first)
 	var mu sync.Mutex // orders the printing
-	results := runAll(cfg, together, cfg.jobs, &mu)
-	cfg.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
-	return append(results, runAll(cfg, last, max(cfg.aloneJobs, 1), &mu)...), nil
+	// The alone packages start once the last of the others has started,
+	// not ended: the last ones are short, and two jobs waiting on them
+	// left the cores half idle at the turn.
+	drained := make(chan struct{})
+	others := make(chan []*result, 1)
+	go func() { others <- runAll(cfg, together, cfg.jobs, &mu, drained) }()
+	<-drained
+	alone := cfg
+	alone.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
+	lastResults := runAll(alone, last, max(cfg.aloneJobs, 1), &mu, nil)
+	return append(<-others, lastResults...), nil
 }
 
 // split parts pkgs into those re does not match and those it matches,
@@ -111,8 +119,9 @@ func listPackages(dir string) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
-// runAll tests pkgs, jobs at a time, printing each as it ends.
-func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex) []*result {
+// runAll tests pkgs, jobs at a time, printing each as it ends. It closes
+// drained, unless nil, once the last package has started.
+func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex, drained chan<- struct{}) []*result {
 	results := make([]*result, len(pkgs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -133,6 +142,9 @@ func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex) []*result {
 		next <- i
 	}
 	close(next)
+	if drained != nil {
+		close(drained)
+	}
 	wg.Wait()
 	return results
 }

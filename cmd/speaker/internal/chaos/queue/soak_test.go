@@ -19,8 +19,10 @@ func TestQueueSoak(t *testing.T) {
 	chaostest.MustPass(t, chaos.Config{Recipe: Name, Seed: 71, Duration: 14 * time.Second, Speakers: 2,
 		Servers: 1, Speaker: chaostest.Build(t, nil, "zkqueue")}, func(rep chaos.Report) string {
 		var puts, takes, acks int
-		if _, err := fmt.Sscanf(rep.Summary, "puts acknowledged %d, takes %d, items acknowledged %d", &puts, &takes, &acks); err != nil || puts < 20 || acks < 10 {
-			return fmt.Sprintf("want 20 puts and 10 items acknowledged or more: %s", rep.Summary)
+		if _, err := fmt.Sscanf(rep.Summary, "puts acknowledged %d, takes %d, items acknowledged %d", &puts, &takes, &acks); err != nil || puts < 10 || acks < 5 {
+			// Enough to have tested something; how many fit in 14 s
+			// depends on the machine's load, which is not this test's point.
+			return fmt.Sprintf("want 10 puts and 5 items acknowledged or more: %s", rep.Summary)
 		}
 		return ""
 	})

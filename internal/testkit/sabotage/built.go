@@ -22,8 +22,9 @@ type build struct {
 
 // Built builds pkgs into a folder of their own, with the guards of edits
 // taken out (none: a plain build), as `make build` puts the commands into
-// bin/, once per test binary, and returns the folder. RemoveBuilt deletes
-// them all.
+// bin/, once per test binary, and returns the folder. Under make test the
+// folder is the one its prebuild made (Catalog), and a build missing there
+// is ErrNotInCatalog. RemoveBuilt deletes the folders Built made.
 func Built(edits []Edit, pkgs ...string) (string, error) {
 	key := fmt.Sprint(edits, pkgs)
 	b, _ := built.LoadOrStore(key, &build{})
@@ -31,6 +32,10 @@ func Built(edits []Edit, pkgs ...string) (string, error) {
 	bb.once.Do(func() {
 		if dir, ok := plainPrebuilt(edits, pkgs); ok {
 			bb.dir = dir
+			return
+		}
+		var found bool
+		if bb.dir, found, bb.err = fromPrebuilt(Spec{edits, pkgs}); found || bb.err != nil {
 			return
 		}
 		bb.dir, bb.err = os.MkdirTemp("", "sabotage-bin-")

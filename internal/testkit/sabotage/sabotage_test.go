@@ -98,3 +98,44 @@ func moduleRoot(t *testing.T) string {
 	}
 	return root
 }
+
+// Under make test, Built takes a build from the prebuilt folder, and a
+// build that the Catalog lacks fails with ErrNotInCatalog instead of
+// being built late, beside the soaks.
+func TestBuiltTakesTheCatalogsPrebuiltFolder(t *testing.T) {
+	bin := t.TempDir()
+	t.Setenv("ZKTEST_BIN", bin)
+	listed := Spec{Edits: []Edit{{File: "a.go", Find: []string{"x"}, Put: []string{}, Why: "test"}}, Pkgs: []string{"zkspeaker/cmd/prebuilt-here"}}
+	want := filepath.Join(bin, "sabotage", listed.Key())
+	if err := os.MkdirAll(want, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Built(listed.Edits, listed.Pkgs...); err == nil || got == want {
+		t.Fatalf("Built before the prebuild is complete = %q, %v; want its own build (which fails here)", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sabotage", completeMark), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listed.Pkgs = []string{"zkspeaker/cmd/prebuilt-here", "zkspeaker/cmd/beside"}
+	if err := os.MkdirAll(filepath.Join(bin, "sabotage", listed.Key()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Built(listed.Edits, listed.Pkgs...); err != nil || got != filepath.Join(bin, "sabotage", listed.Key()) {
+		t.Fatalf("Built = %q, %v; want the prebuilt folder", got, err)
+	}
+	if _, err := Built(listed.Edits, "zkspeaker/cmd/not-listed"); !errors.Is(err, ErrNotInCatalog) {
+		t.Fatalf("Built of a build not prebuilt = %v, want ErrNotInCatalog", err)
+	}
+}
+
+// A spec's key depends on its edits and packages alone.
+func TestSpecKeys(t *testing.T) {
+	a := Spec{Edits: Election, Pkgs: []string{"zkspeaker/cmd/speaker"}}
+	b := Spec{Edits: append([]Edit(nil), Election...), Pkgs: []string{"zkspeaker/cmd/speaker"}}
+	if a.Key() != b.Key() {
+		t.Errorf("equal specs have keys %s and %s", a.Key(), b.Key())
+	}
+	if c := (Spec{Pkgs: a.Pkgs}); c.Key() == a.Key() {
+		t.Errorf("a plain and a broken build share the key %s", a.Key())
+	}
+}

@@ -48,6 +48,7 @@ type runConfig struct {
 	aloneArgs []string // go test flags for the alone packages, after testFlags
 	logDir    string
 	testFlags []string
+	prepare   string // a shell command that must end before the alone packages start
 }
 
 // run tests every package of the module in the current folder and prints a
@@ -65,6 +66,7 @@ func run(cfg runConfig) ([]*result, error) {
 	together, last := split(pkgs, cfg.alone)
 	together = firstOf(together, cfg.first)
 	var mu sync.Mutex // orders the printing
+	prep := prepare(cfg.dir, cfg.prepare)
 	// The alone packages start once the last of the others has started,
 	// not ended: the last ones are short, and two jobs waiting on them
 	// left the cores half idle at the turn.
@@ -72,6 +74,7 @@ func run(cfg runConfig) ([]*result, error) {
 	others := make(chan []*result, 1)
 	go func() { others <- runAll(cfg, together, cfg.jobs, &mu, drained) }()
 	<-drained
+	prep.wait(os.Stdout, &mu)
 	alone := cfg
 	alone.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
 	lastResults := runAll(alone, last, max(cfg.aloneJobs, 1), &mu, nil)

@@ -71,7 +71,7 @@ func TestGroupSoakCatchesAMemberThatDoesNotJoinAgain(t *testing.T) {
 func buildForgetfulGroup(t *testing.T) string {
 	t.Helper()
 	built := filepath.Dir(chaostest.Build(t, nil, "zkgroup"))
-	forgetful, err := sabotage.Built(nil, "./testdata/forgetfulmember")
+	forgetful, err := sabotage.Built(nil, "zkspeaker/cmd/speaker/internal/chaos/group/testdata/forgetfulmember")
 	if err != nil {
 		t.Fatal(err)
 	}

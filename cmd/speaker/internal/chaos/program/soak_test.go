@@ -59,7 +59,7 @@ func TestSoakFailsASpeakerThatWritesBeforeItChecks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the soak runs real ZooKeeper servers")
 	}
-	dir, err := sabotage.Built(nil, "./testdata/eagerspeaker")
+	dir, err := sabotage.Built(nil, "zkspeaker/cmd/speaker/internal/chaos/program/testdata/eagerspeaker")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSoakFailsASpeakerThatWritesBeforeItChecks(t *testing.T) {
 func TestSoakPassesASpeakerThatPolls(t *testing.T) {
 	t.Parallel()
 	speaker := chaostest.Build(t, nil)
-	dir, err := sabotage.Built(nil, "./testdata/pollingspeaker")
+	dir, err := sabotage.Built(nil, "zkspeaker/cmd/speaker/internal/chaos/program/testdata/pollingspeaker")
 	if err != nil {
 		t.Fatal(err)
 	}

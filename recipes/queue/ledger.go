@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -26,35 +28,64 @@ const ledgersDir = "ledgers"
 // ledger's version says whether it applied: one more, it did; the same, it
 // did not. (The sequence recipe settles its lost writes the same way, by
 // a token in the data it writes.)
+//
+// The ledger must outlive a session of the handle (a reply lost just
+// before an expiry is settled on the next session), and must not outlive
+// the handle: each session of the handle keeps an ephemeral marker under
+// it (marker.go), and a ledger without one for a grace of its owner's
+// session timeout is deleted by any other handle (reaper.go).
 type ledger struct {
 	rz      *recoverable.RecoverableZookeeper
+	dir     string
 	path    string
 	acl     []zk.ACL
 	log     *slog.Logger
-	version int32 // the ledger's version now, as the next write expects it
+	version int32  // the ledger's version now, as the next write expects it
+	grace   []byte // its data: our session timeout in ms, the reapers' grace
+
+	// current is path, for the reaper's goroutine to spare.
+	current atomic.Pointer[string]
 
 	// unsettled: a write's outcome is unknown, as its context ended
 	// before the ledger could be read; the next write reads it first.
 	unsettled bool
 
-	// marker is the ephemeral znode that stands for our session, in the
-	// multi of an AtLeastOnce Ack: if the session ended, so did it.
+	// marker is the ephemeral znode under the ledger that stands for our
+	// session: reapers spare the ledger while it stands, and an
+	// AtLeastOnce Ack checks it: if the session ended, so did it.
 	marker        string
 	markerSession int64
 }
 
-// openLedger creates the ledger under dir, named with a GUID, so that a
-// create that meets node-exists after a lost reply met our own.
+// errLedgerGone means our ledger was deleted: a reaper found it without a
+// marker for its grace, as our session had ended and we had not come back.
+var errLedgerGone = errors.New("queue: our ledger was reaped while our session was gone")
+
+// openLedger creates a ledger under dir, named with a GUID, so that a
+// create that meets node-exists after a lost reply met our own, and marks
+// it for our session.
 func openLedger(ctx context.Context, rz *recoverable.RecoverableZookeeper, dir string, acl []zk.ACL, log *slog.Logger) (*ledger, error) {
+	l := &ledger{rz: rz, dir: dir, acl: acl, log: log}
+	if err := l.create(ctx); err != nil {
+		return nil, err
+	}
+	return l, l.mark(ctx)
+}
+
+// create makes a new ledger znode, at version 0, carrying our grace.
+func (l *ledger) create(ctx context.Context) error {
 	name, err := recoverable.NewProtectedName("ledger")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	l := &ledger{rz: rz, path: dir + "/" + name, acl: acl, log: log}
-	if _, err := rz.Create(ctx, l.path, nil, acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-		return nil, err
+	p := l.dir + "/" + name
+	l.grace = []byte(strconv.FormatInt(l.rz.SessionTimeout().Milliseconds(), 10))
+	if _, err := l.rz.Create(ctx, p, l.grace, l.acl); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+		return err
 	}
-	return l, nil
+	l.path, l.version, l.marker, l.markerSession = p, 0, "", 0
+	l.current.Store(&p)
+	return nil
 }
 
 // write sends ops and the ledger's step as one multi, and says whether it
@@ -63,20 +94,31 @@ func openLedger(ctx context.Context, rz *recoverable.RecoverableZookeeper, dir s
 // reply it reads the ledger, and they are nil. A context that ends first
 // leaves the write unsettled (ErrUnsettled).
 func (l *ledger) write(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
-	all := append(ops, &zk.SetDataRequest{Path: l.path, Version: l.version})
+	all := append(ops, &zk.SetDataRequest{Path: l.path, Data: l.grace, Version: l.version})
 	res, err := l.rz.Multi(ctx, all...)
 	if err == nil {
 		l.version++
 		return res, nil
 	}
 	if !unknown(err) {
-		if _, isLedger := culprit(res, err, len(ops)); isLedger {
+		cause, isLedger := culprit(res, err, len(ops))
+		switch {
+		case isLedger && errors.Is(cause, zk.ErrNoNode):
+			l.markerSession = 0 // the next call makes a new ledger
+			return nil, fmt.Errorf("%w: %s", errLedgerGone, l.path)
+		case isLedger:
 			return nil, fmt.Errorf("queue: ledger %s moved under us (another process with its name?): %w", l.path, err)
 		}
-		cause, _ := culprit(res, err, len(ops))
 		return nil, cause
 	}
 	applied, serr := l.settle(ctx)
+	if errors.Is(serr, errLedgerGone) {
+		// Only a session that ended, and a handle away for longer than
+		// its grace after that, lose the answer: never guessed.
+		l.markerSession = 0
+		l.log.Warn("a write's reply was lost and our ledger was reaped while our session was gone: whether it went in will never be known", "ledger", l.path, "error", err)
+		return nil, fmt.Errorf("%w: %w", ErrUnsettled, serr)
+	}
 	if serr != nil {
 		l.unsettled = true
 		return nil, fmt.Errorf("%w: %w (reading the ledger: %w)", ErrUnsettled, err, serr)
@@ -120,6 +162,9 @@ func (l *ledger) settle(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	_, st, err := l.rz.Get(ctx, l.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return false, fmt.Errorf("%w: %s", errLedgerGone, l.path)
+	}
 	if err != nil {
 		return false, err
 	}
@@ -140,56 +185,15 @@ func (l *ledger) settleLeftover(ctx context.Context) error {
 		return nil
 	}
 	applied, err := l.settle(ctx)
+	if errors.Is(err, errLedgerGone) {
+		l.unsettled, l.markerSession = false, 0
+		l.log.Warn("our ledger was reaped while our session was gone: whether the write left unknown went in will never be known", "ledger", l.path)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnsettled, err)
 	}
 	l.unsettled = false
 	l.log.Info("settled the write left unknown", "applied", applied, "ledger", l.path)
-	return nil
-}
-
-// sessionMarker returns the marker of the session held now, creating it
-// once per session, and that session.
-func (l *ledger) sessionMarker(ctx context.Context) (string, int64, error) {
-	sid := l.rz.SessionID()
-	if sid != 0 && sid == l.markerSession {
-		return l.marker, sid, nil
-	}
-	p := fmt.Sprintf("%s.%x", l.path, sid)
-	if _, err := l.rz.CreateEphemeral(ctx, p, nil, l.acl); err != nil {
-		return "", 0, err
-	}
-	ok, st, err := l.rz.Exists(ctx, p)
-	if err != nil {
-		return "", 0, err
-	}
-	if !ok || st.EphemeralOwner != sid {
-		// The session changed between the name and the create: the
-		// marker would stand for the wrong one. Try again on the new.
-		if ok {
-			_ = l.rz.DeleteOwn(ctx, p, -1, st.EphemeralOwner)
-		}
-		return "", 0, errSessionMoved
-	}
-	l.marker, l.markerSession = p, sid
-	return p, sid, nil
-}
-
-// errSessionMoved asks a take to start again on the new session.
-var errSessionMoved = errors.New("queue: the session changed while claiming")
-
-// remove settles, then deletes the session's marker and the ledger.
-func (l *ledger) remove(ctx context.Context) error {
-	if err := l.settleLeftover(ctx); err != nil {
-		return err
-	}
-	if l.marker != "" {
-		if err := l.rz.DeleteOwn(ctx, l.marker, -1, l.markerSession); err != nil && !errors.Is(err, zk.ErrNoNode) {
-			return fmt.Errorf("queue: close: %w", err)
-		}
-	}
-	if err := l.rz.Delete(ctx, l.path, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("queue: close: %w", err)
-	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/go-zookeeper/zk"
 
@@ -40,5 +41,28 @@ func List(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string
 		priority, seq, _ := parseName(name)
 		out = append(out, Entry{Name: name, Priority: priority, Seq: seq, Value: data, Claimed: st.NumChildren > 0})
 	}
+	return out, nil
+}
+
+// Ledgers returns the names of the ledgers under the queue at path: one
+// for each handle open on it, and one for each handle gone without Close
+// (killed) that no open handle has reaped yet. A handle's reaper deletes
+// such a ledger once it has been without its owner's session marker for a
+// grace of the owner's session timeout; see README.md.
+func Ledgers(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, error) {
+	children, err := rz.Children(ctx, path+"/"+ledgersDir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("queue: list the ledgers of %s: %w", path, err)
+	}
+	var out []string
+	for _, c := range children {
+		if _, _, ok := parseName(c); !ok {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
 	return out, nil
 }

@@ -71,6 +71,9 @@ type Queue struct {
 
 	mu     sync.Mutex // held by every write, and by Close
 	closed bool
+
+	stopReaper context.CancelFunc
+	reaped     chan struct{} // closed when the reaper's goroutine ended
 	// held are the items whose claims this handle holds (AtLeastOnce):
 	// a claim create that finds our own session's claim found one of
 	// these, not the answer to a lost reply, unless the item is not here.
@@ -79,7 +82,8 @@ type Queue struct {
 
 // New opens the queue at path on rz's session, creating its znode and the
 // handle's ledger. The znodes carry the session's ACL, and it logs to the
-// session's logger. Close deletes the ledger.
+// session's logger. Close deletes the ledger. While it is open, the handle
+// also deletes the ledgers of handles gone for good (reaper.go).
 func New(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, opts ...Option) (*Queue, error) {
 	if err := recoverable.ValidatePath("path", path); err != nil {
 		return nil, err
@@ -97,6 +101,9 @@ func New(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string,
 		return nil, fmt.Errorf("queue: open %s: %w", path, err)
 	}
 	q.ledger = l
+	rctx, stop := context.WithCancel(context.Background())
+	q.stopReaper, q.reaped = stop, make(chan struct{})
+	go q.reap(rctx, q.reaped)
 	return q, nil
 }
 
@@ -116,20 +123,23 @@ func (q *Queue) Close(ctx context.Context) error {
 		return nil
 	}
 	q.closed = true
+	q.stopReaper()
+	<-q.reaped
 	return q.ledger.remove(ctx)
 }
 
 // item returns the znode path of the item called name.
 func (q *Queue) item(name string) string { return q.path + "/" + name }
 
-// begin takes the write lock, and settles a write left unknown before.
+// begin takes the write lock, settles a write left unknown before, and
+// marks the ledger for the session held now.
 func (q *Queue) begin(ctx context.Context) (end func(), err error) {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if err := q.ledger.settleLeftover(ctx); err != nil {
+	if err := q.ledger.ready(ctx); err != nil {
 		q.mu.Unlock()
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func (q *Queue) claimOne(ctx context.Context, name string) (*Item, error) {
 	if q.held[name] {
 		return nil, errClaimed // by us, for an earlier Take
 	}
-	marker, sid, err := q.ledger.sessionMarker(ctx)
+	marker, sid, err := q.ledger.sessionMarker()
 	if err != nil {
 		return nil, err
 	}

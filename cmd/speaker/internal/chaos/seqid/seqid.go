@@ -30,9 +30,14 @@ const (
 	sequence   = "chaos"
 	persisters = 2
 	maxCount   = 20
-	// block is the persisters' --block: small, so that the workers reach
-	// the limit often, and a build that hands out IDs past it shows.
-	block    = 100
+	// block is the persisters' --block: as small as a worker's largest
+	// count, so that the workers reach the limit every block (the leader
+	// raises it once it is less than a block above the next ID, so a call
+	// that does not fit below it always brings a raise), and a build that
+	// hands out IDs past it shows within seconds. With 100, the IDs of a
+	// soak on a busy machine came to two or three blocks, and the broken
+	// build sometimes never reached the limit.
+	block    = maxCount
 	election = "/seqid-persist"
 )
 

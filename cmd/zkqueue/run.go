@@ -65,7 +65,11 @@ func runPut(c *cli.Context) error {
 			return err
 		}
 		name, err := q.PutPriority(ctx, []byte(cfg.value), cfg.priority)
-		if cerr := q.Close(ctx); err == nil && cerr != nil {
+		// A signal ended ctx: the ledger's delete gets closeTimeout of its
+		// own, or the ledger would wait for a reaper.
+		bye, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		defer cancel()
+		if cerr := q.Close(bye); err == nil && cerr != nil {
 			cfg.log.Warn("could not delete this producer's ledger", "error", cerr)
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"zkspeaker/cmd/speaker/internal/chaos"
@@ -19,6 +20,7 @@ const (
 	AckedButLeft   = "items acknowledged but still in the queue"
 	OutOfOrder     = "items taken out of their producer's order"
 	NotListed      = "queue not listed at the end"
+	LedgersLeft    = "ledgers left at the end"
 )
 
 // check is the recipe's checker.
@@ -28,7 +30,26 @@ func check(in chaos.Input, _ []chaos.Line) []chaos.Section {
 	if r.Err != "" {
 		notListed.Found = []chaos.Finding{{Detail: r.Err}}
 	}
-	return []chaos.Section{ackedTwice(r), takenWhileHeld(in, r), lost(in, r), ackedButLeft(r), outOfOrder(in, r), notListed}
+	return []chaos.Section{ackedTwice(r), takenWhileHeld(in, r), lost(in, r), ackedButLeft(r), outOfOrder(in, r), notListed, ledgersLeft(in, r)}
+}
+
+// ledgersLeft finds the ledgers left once every process ended: the
+// consumers reaped those of the processes killed in the soak before the
+// final stop (wind.go), and closed their own at it, so only a process the
+// soak had to kill at the stop may have left one.
+func ledgersLeft(in chaos.Input, r Record) chaos.Section {
+	s := chaos.Section{What: LedgersLeft, Mark: "ledger left"}
+	killed := 0
+	for _, e := range in.Exits {
+		if e.Killed {
+			killed++
+		}
+	}
+	if r.Err == "" && len(r.Ledgers) > killed {
+		s.Found = []chaos.Finding{finding(in.End, "%d ledgers left under %s/ledgers, %d processes killed at the stop: %s",
+			len(r.Ledgers), path, killed, strings.Join(r.Ledgers, ", "))}
+	}
+	return s
 }
 
 // finding is a finding at t.

@@ -5,7 +5,9 @@
 // they acknowledge it. The consumers' values go to out.txt as lines
 // "<time> c2 <n> took=p1-7"; the producers' and consumers' logs say which
 // puts were acknowledged and which items acknowledged (record.go), and
-// the queue is listed once every process has ended. The checker
+// the queue is listed once every process has ended. At the end the
+// producers stop first, and the consumers reap the ledgers of the
+// processes killed in the soak (wind.go). The checker
 // (check.go) holds the soak to the queue's promises under at-least-once.
 package queue
 
@@ -55,7 +57,8 @@ var Recipe = chaos.Recipe{
 	// for its session; the next take comes after that.
 	StallBound: func(c *chaos.Config) time.Duration { return 2*c.Session + c.Tick + work + c.Interval + chaos.Slack },
 	Describe:   chaos.Config.Brief,
-	// Items are persistent, and killed handles leave their ledgers.
+	// Items are persistent: the checker looks at what is left in the
+	// queue, and at the ledgers left (check.go).
 	NoLeaks: true,
 	Begin:   begin,
 	Summary: summary,
@@ -101,9 +104,12 @@ func begin(_ context.Context, env *chaos.Env) (*chaos.Running, error) {
 			return sink
 		},
 		Close: func() { _ = f.Close() },
+		Wind:  wind(env),
 		Record: func() any {
-			left, err := leftInQueue(env)
-			return readRecord(c.Dir, names, left, err)
+			left, ledgers, err := leftInQueue(env)
+			r := readRecord(c.Dir, names, left, err)
+			r.Ledgers = ledgers
+			return r
 		},
 	}, nil
 }
@@ -140,5 +146,5 @@ var words = chaos.Words{
 	DeleteKind: "delete-item",
 	Silence:    "no item taken from", Bound: "2 × session + tick + work + interval + slack after the last fault healed",
 	Green: "a consumer took an item", Wrote: "took items",
-	Checker: "items acknowledged twice, taken while held, lost, acknowledged but left, out of order, and stalls",
+	Checker: "items acknowledged twice, taken while held, lost, acknowledged but left, out of order, ledgers left, and stalls",
 }

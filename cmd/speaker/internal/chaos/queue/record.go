@@ -22,6 +22,8 @@ type Record struct {
 	Unsettled []Event
 	// Left are the values still in the queue once every process ended.
 	Left []string
+	// Ledgers are the ledgers left under the queue then.
+	Ledgers []string
 	// Err is why the queue could not be listed at the end, or "".
 	Err string
 }
@@ -85,18 +87,20 @@ func parseEvent(name, line string) (Event, bool) {
 	return Event{Name: name, At: at, Value: v}, okT && okV
 }
 
-// leftInQueue lists the values still in the queue, through the
-// operator's client.
-func leftInQueue(env *chaos.Env) ([]string, error) {
+// leftInQueue lists the values still in the queue, and its ledgers,
+// through the operator's client.
+func leftInQueue(env *chaos.Env) (values, ledgers []string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	entries, err := zq.List(ctx, env.Conn(), path)
 	if err != nil {
-		return nil, fmt.Errorf("listing %s at the end: %w", path, err)
+		return nil, nil, fmt.Errorf("listing %s at the end: %w", path, err)
 	}
-	var out []string
 	for _, e := range entries {
-		out = append(out, string(e.Value))
+		values = append(values, string(e.Value))
 	}
-	return out, nil
+	if ledgers, err = zq.Ledgers(ctx, env.Conn(), path); err != nil {
+		return nil, nil, fmt.Errorf("listing the ledgers of %s at the end: %w", path, err)
+	}
+	return values, ledgers, nil
 }

@@ -18,11 +18,13 @@ func TestQueueSoak(t *testing.T) {
 	t.Parallel()
 	chaostest.MustPass(t, chaos.Config{Recipe: Name, Seed: 71, Duration: 14 * time.Second, Speakers: 2,
 		Servers: 1, Speaker: chaostest.Build(t, nil, "zkqueue")}, func(rep chaos.Report) string {
-		var puts, takes, acks int
-		if _, err := fmt.Sscanf(rep.Summary, "puts acknowledged %d, takes %d, items acknowledged %d", &puts, &takes, &acks); err != nil || puts < 10 || acks < 5 {
-			// Enough to have tested something; how many fit in 14 s
-			// depends on the machine's load, which is not this test's point.
-			return fmt.Sprintf("want 10 puts and 5 items acknowledged or more: %s", rep.Summary)
+		var puts, takes, acks, lost, left int
+		_, err := fmt.Sscanf(rep.Summary, "puts acknowledged %d, takes %d, items acknowledged %d, claims lost %d, left in the queue %d", &puts, &takes, &acks, &lost, &left)
+		if err != nil || puts == 0 || acks == 0 {
+			// One put acknowledged and one item acknowledged, or no
+			// check had anything to judge; how many more fit in 14 s is
+			// the machine's load, which is not this test's point.
+			return fmt.Sprintf("want a put and an item acknowledged: %s", rep.Summary)
 		}
 		return ""
 	})

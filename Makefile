@@ -155,6 +155,8 @@ lint: vet staticcheck shellcheck sizecheck
 #   built at the lowest CPU priority while the others are tested, and the
 #   soaks start once they are: built as the soaks started, a dozen builds
 #   beside a dozen soaks took 40 s, and the broken builds' soaks waited.
+#   Their test binaries are linked then too (-prelink): twenty links at
+#   the turn made the last three soak packages start 10 to 27 s late.
 # - make vet runs the whole of go vet, so go test's own subset is off; a
 #   race-enabled binary waits a second at exit unless GORACE says not to.
 # TESTLOG keeps each package's events: `go run ./internal/testkit/testrun -report
@@ -179,7 +181,7 @@ compile-tests:
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 3½ minutes on 2 cores"
 	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '$(ALONE)' -alone-jobs 24 -alone-parallel 12 \
-		-prepare 'nice -n 19 $(GO) run ./internal/testkit/sabotage/prebuild $(TESTBIN)/sabotage' \
+		-prepare 'nice -n 19 $(GO) run ./internal/testkit/sabotage/prebuild $(TESTBIN)/sabotage' -prelink $(TESTBIN)/alone \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 
 ## test-short: unit tests only, no ZooKeeper needed

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-prepare CMD] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-prepare CMD] [-prelink DIR] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -first start before the others, in the order of its
@@ -17,8 +17,10 @@
 // says more): the soaks, which load the machine, never run beside tests
 // that hold real processes to bounds, only beside one another. The
 // -prepare command (sh -c) runs from the start, and the -alone packages
-// start once it has ended. With -log, each package's JSON events are kept in
-// DIR, and -report reads them back to print the summary again.
+// start once it has ended; with -prelink, their test binaries are linked
+// beforehand too, at the lowest CPU priority. With -log, each package's
+// JSON events are kept in DIR, and -report reads them back to print the
+// summary again.
 package main
 
 import (
@@ -41,6 +43,7 @@ func main() {
 	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
 	report := flag.String("report", "", "print the summary of the events kept in this folder, and run nothing")
 	dir := flag.String("dir", ".", "the module folder whose packages to test")
+	prelinkDir := flag.String("prelink", "", "link the -alone packages' test binaries into this folder while the others are tested")
 	prep := flag.String("prepare", "", "a shell command run from the start, in -dir, that must end before the -alone packages start")
 	flag.Parse()
 	if *jobs < 1 {
@@ -69,7 +72,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep, prelink: *prelinkDir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

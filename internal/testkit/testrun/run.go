@@ -49,6 +49,8 @@ type runConfig struct {
 	logDir    string
 	testFlags []string
 	prepare   string // a shell command that must end before the alone packages start
+	prelink   string // a folder for the alone packages' test binaries, linked beforehand
+	linked    *prelinked
 }
 
 // run tests every package of the module in the current folder and prints a
@@ -67,6 +69,8 @@ func run(cfg runConfig) ([]*result, error) {
 	together = firstOf(together, cfg.first)
 	var mu sync.Mutex // orders the printing
 	prep := prepare(cfg.dir, cfg.prepare)
+	linked := make(chan *prelinked, 1)
+	go func() { linked <- prelinkOrSay(cfg, last, &mu) }()
 	// The alone packages start once the last of the others has started,
 	// not ended: the last ones are short, and two jobs waiting on them
 	// left the cores half idle at the turn.
@@ -77,6 +81,7 @@ func run(cfg runConfig) ([]*result, error) {
 	prep.wait(os.Stdout, &mu)
 	alone := cfg
 	alone.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
+	alone.linked = <-linked
 	lastResults := runAll(alone, last, max(cfg.aloneJobs, 1), &mu, nil)
 	return append(<-others, lastResults...), nil
 }
@@ -154,9 +159,12 @@ func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex, drained chan
 
 // testPackage runs go test -json on one package and reads its events.
 func testPackage(cfg runConfig, pkg string) *result {
-	args := append([]string{"test", "-json"}, cfg.testFlags...)
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = cfg.dir
+	cmd := cfg.linked.command(pkg, cfg.aloneArgs)
+	if cmd == nil {
+		args := append([]string{"test", "-json"}, cfg.testFlags...)
+		cmd = exec.Command("go", append(args, pkg)...)
+		cmd.Dir = cfg.dir
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

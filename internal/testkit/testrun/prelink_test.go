@@ -1,0 +1,50 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// go test's flags part into the build's and the binary's, in both of
+// go test's forms; an unknown flag leaves the packages to go test.
+func TestSplitFlags(t *testing.T) {
+	t.Parallel()
+	build, run, ok := splitFlags([]string{"-race", "-vet=off", "-count=1", "-timeout", "20m", "-parallel", "6", "-short", "-run=X"})
+	if !ok || !slices.Equal(build, []string{"-race", "-vet=off"}) ||
+		!slices.Equal(run, []string{"-test.count=1", "-test.timeout=20m", "-test.parallel=6", "-test.short", "-test.run=X"}) {
+		t.Errorf("splitFlags = %q, %q, %v", build, run, ok)
+	}
+	for _, flags := range [][]string{{"-coverprofile=c.out"}, {"-count=1", "stray"}} {
+		if _, _, ok := splitFlags(flags); ok {
+			t.Errorf("splitFlags(%q) took flags it does not know", flags)
+		}
+	}
+}
+
+// A prelinked package runs as go test would run it, through test2json in
+// its folder, with -alone's flags after the others; its events read as go
+// test -json's.
+func TestAPrelinkedPackageRunsItsBinary(t *testing.T) {
+	t.Parallel()
+	const pkg = "zkspeaker/internal/testkit/testrun/testdata/passing"
+	p, err := prelink("../../..", t.TempDir(), []string{pkg}, []string{"-count=1", "-timeout", "1m", "-parallel", "6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := p.command(pkg, []string{"-parallel=12"})
+	if cmd == nil {
+		t.Fatalf("no binary for %s: %v", pkg, p.bins)
+	}
+	if got := strings.Join(cmd.Args, " "); !strings.HasSuffix(got, "-test.v=test2json -test.count=1 -test.timeout=1m -test.parallel=6 -test.parallel=12") ||
+		!strings.HasSuffix(cmd.Dir, "testdata/passing") {
+		t.Errorf("command %q in %s", got, cmd.Dir)
+	}
+	r := testPackage(runConfig{dir: "../../..", linked: p, aloneArgs: []string{"-parallel=12"}}, pkg)
+	if !r.passed || len(r.tests) != 1 || r.pkg != pkg {
+		t.Errorf("result: passed %v, package %s, tests %v, stray %q", r.passed, r.pkg, r.tests, r.stray.String())
+	}
+	if p.command("zkspeaker/other", nil) != nil {
+		t.Error("a package not prelinked got a command")
+	}
+}

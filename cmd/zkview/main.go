@@ -1,7 +1,7 @@
 // Command zkview serves one live page of what the other commands do in
 // ZooKeeper: the election's line of candidates and who watches whom, the
 // lock's queue, a group's members, a configuration's keys, the sequences,
-// each server's mode, and the lines landing in the speakers' out file.
+// a barrier's members, a queue's items, each server's mode, and the lines landing in the speakers' out file.
 // ZooKeeper's watches drive it, and the page gets each change as it
 // happens (Server-Sent Events). It only reads: it changes nothing in
 // ZooKeeper and controls no process.
@@ -32,7 +32,7 @@ func newApp() *cli.App {
 	usage.Install()
 	return &cli.App{
 		Name:      "zkview",
-		Usage:     "a live page of the elections, lock, group, configuration and sequences in ZooKeeper",
+		Usage:     "a live page of the elections, lock, group, configuration, sequences, barrier and queue in ZooKeeper",
 		Version:   usage.Version(),
 		UsageText: "zkview [options]",
 		CustomAppHelpTemplate: strings.ReplaceAll(cli.AppHelpTemplate, "GLOBAL OPTIONS", "OPTIONS") +
@@ -46,6 +46,8 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "single-file", Value: znodemonitor.DefaultPath, Usage: "the single-file election's `znode` (speaker --election single-file)"},
 			&cli.StringFlag{Name: "lock", Value: "/lock", Usage: "the lock's `znode` (zklock --path)"},
 			&cli.StringFlag{Name: "group", Usage: "a group's `znode` (zkgroup join GROUP); none unless given"},
+			&cli.StringFlag{Name: "barrier", Usage: "a barrier's `znode` (zkbarrier run/set PATH); none unless given"},
+			&cli.StringFlag{Name: "queue", Usage: "a queue's `znode` (zkqueue put/take PATH); none unless given"},
 			&cli.StringFlag{Name: "config", Value: config.DefaultBase, Usage: "the `znode` under which configuration keys live (zkconfig --path)"},
 			&cli.StringFlag{Name: "seqid", Value: sequence.DefaultRoot, Usage: "the `znode` under which the sequences live (seqid)"},
 			&cli.StringFlag{Name: "seqid-election", Value: sequence.DefaultElection, Usage: "the `znode` under which the sequences' persistence processes stand for election (seqid persist --election)"},

@@ -36,9 +36,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tools = dir
-	if prebuiltDir, ok := prebuilt.Commands("speaker", "zklock", "zkgroup", "zkconfig", "seqid"); ok {
+	if prebuiltDir, ok := prebuilt.Commands("speaker", "zklock", "zkgroup", "zkconfig", "seqid", "zkbarrier", "zkqueue"); ok {
 		tools = prebuiltDir
-	} else if out, err := exec.Command("go", "build", "-o", dir+"/", "../speaker", "../zklock", "../zkgroup", "../zkconfig", "../seqid").CombinedOutput(); err != nil {
+	} else if out, err := exec.Command("go", "build", "-o", dir+"/", "../speaker", "../zklock", "../zkgroup", "../zkconfig", "../seqid", "../zkbarrier", "../zkqueue").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -43,7 +43,8 @@ func parse(c *cli.Context) (settings, error) {
 	for _, f := range []struct {
 		flag string
 		p    *live.Panel
-	}{{"election", &src.Election}, {"single-file", &src.Single}, {"lock", &src.Lock}, {"group", &src.Group}, {"config", &src.Config}, {"seqid", &src.Sequences}} {
+	}{{"election", &src.Election}, {"single-file", &src.Single}, {"lock", &src.Lock}, {"group", &src.Group}, {"config", &src.Config}, {"seqid", &src.Sequences},
+		{"barrier", &src.Barrier}, {"queue", &src.Queue}} {
 		if *f.p, err = panel(f.flag); err != nil {
 			return s, err
 		}

@@ -1,6 +1,6 @@
 // Package live keeps the picture that zkview serves: what ZooKeeper's
-// watches say of an election, a lock, a group, a configuration and the
-// sequences, what the servers say of themselves, and what lands in the out
+// watches say of an election, a lock, a group, a configuration, the
+// sequences, a barrier and a queue, what the servers say of themselves, and what lands in the out
 // file. Each change makes a new Board, which every page gets at once.
 package live
 
@@ -28,6 +28,8 @@ type Board struct {
 	Group     *Group     `json:"group,omitempty"`
 	Config    *Config    `json:"config,omitempty"`
 	Sequences *Sequences `json:"sequences,omitempty"`
+	Barrier   *Barrier   `json:"barrier,omitempty"`
+	Queue     *Queue     `json:"queue,omitempty"`
 	Servers   []Server   `json:"servers"`
 	Out       *Out       `json:"out,omitempty"`
 	// Log is the event log, newest last.

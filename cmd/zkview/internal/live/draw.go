@@ -19,6 +19,12 @@ func (p *parts) draw() Board {
 	if p.lock != nil {
 		b.Lock = drawLock(p.lockPanel, *p.lock, p.sightings, p.made)
 	}
+	if p.barrier != nil {
+		b.Barrier = drawBarrier(p.barrierPanel, *p.barrier, p.sightings)
+	}
+	if p.queue != nil {
+		b.Queue = drawQueue(p.queuePanel, *p.queue, p.queueLast, p.sightings)
+	}
 	if p.single != nil {
 		b.Single = singleFile(p.singlePanel, *p.single, p.sightings, p.made)
 	}

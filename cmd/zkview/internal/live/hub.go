@@ -9,7 +9,9 @@ import (
 
 	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/barrier"
 	"zkspeaker/recipes/lock"
+	"zkspeaker/recipes/queue"
 	"zkspeaker/znodemonitor"
 )
 
@@ -51,6 +53,11 @@ type parts struct {
 	group         *Group
 	config        *Config
 	sequences     *Sequences
+	barrier       *barrier.View
+	barrierPanel  Panel
+	queue         *queue.View
+	queuePanel    Panel
+	queueLast     *Taken
 	out           *Out
 	// handovers are the last changes of leader zkview saw, which split
 	// the out file's gaps.

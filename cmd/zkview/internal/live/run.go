@@ -22,6 +22,8 @@ type Sources struct {
 	// persistence processes stand for election.
 	Sequences   Panel
 	Persistence string
+	// Barrier is a barrier's path, Queue a queue's.
+	Barrier, Queue Panel
 	// Out is the speakers' out file.
 	Out string
 }
@@ -62,6 +64,12 @@ func (h *Hub) Run(ctx context.Context, rz *recoverable.RecoverableZookeeper, s S
 	}
 	if s.Sequences.Path != "" {
 		start(func() { h.followSequences(ctx, rz, s.Sequences, s.Persistence) })
+	}
+	if s.Barrier.Path != "" {
+		start(func() { h.followBarrier(ctx, rz, s.Barrier, poke) })
+	}
+	if s.Queue.Path != "" {
+		start(func() { h.followQueue(ctx, rz, s.Queue, poke) })
 	}
 	if s.Out != "" {
 		start(func() { h.followOut(ctx, s.Out) })

@@ -243,6 +243,8 @@ function draw(b) {
   show("election", b.election, "Election", b.election ? line(b.election, "election") : "");
   show("single", b.single, "Single-file election", b.single ? single(b.single) : "");
   show("lock", b.lock, b.lock?.leases ? `Semaphore <small>${b.lock.leases} leases</small>` : "Lock", b.lock ? lock(b.lock) : "");
+  show("barrier", b.barrier, b.barrier?.count ? `Double barrier <small>N=${b.barrier.count}</small>` : "Barrier", b.barrier ? barrier(b.barrier) : "");
+  show("queue", b.queue, "Queue", b.queue ? queuePanel(b.queue) : "");
   show("group", b.group, "Group", b.group ? group(b.group) : "");
   show("config", b.config, "Configuration", b.config ? config(b.config) : "");
   show("sequences", b.sequences, "Sequences", b.sequences ? sequences(b.sequences) : "");

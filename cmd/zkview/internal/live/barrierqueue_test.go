@@ -1,0 +1,99 @@
+package live
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"zkspeaker/nodemonitor"
+	"zkspeaker/recipes/barrier"
+	"zkspeaker/recipes/queue"
+)
+
+// logged is the texts of the hub's log, oldest first.
+func logged(h *Hub) []string {
+	var out []string
+	for _, e := range h.Board().Log {
+		out = append(out, e.Text)
+	}
+	return out
+}
+
+// A double barrier is drawn as barrier.Inspect stood its members, and the
+// log counts each entry towards N, tells the round opening, a member of
+// a later round, a member leaving and the round's end.
+func TestABarrierIsDrawnAndToldEntryByEntry(t *testing.T) {
+	h := NewHub()
+	member := func(name string, seq int64, inside bool) barrier.Member {
+		c := nodemonitor.Candidate{Name: fmt.Sprintf("member-%010d", seq), Seq: seq, Kind: "member-"}
+		return barrier.Member{Seat: nodemonitor.Seat{Candidate: c, Data: name}, Inside: inside}
+	}
+	at := func(round int64, ms ...barrier.Member) func(*parts) {
+		return func(p *parts) { p.barrier = &barrier.View{Path: "/step", Exists: true, Count: 3, Round: round, Members: ms} }
+	}
+	t0 := time.UnixMilli(1_000_000)
+	h.update(t0, "barrier", at(0))
+	h.update(t0, "barrier", at(0, member("ann", 0, false), member("bob", 1, false)))
+	if got := h.Board().Barrier; got.Count != 3 || len(got.Members) != 2 || got.Members[0].Role != "waiting" {
+		t.Fatalf("drawn %+v; want N=3 and two waiting", got)
+	}
+	h.update(t0, "barrier", at(2, member("ann", 0, true), member("bob", 1, true), member("cid", 2, true)))
+	h.update(t0, "barrier", at(2, member("ann", 0, true), member("bob", 1, true), member("cid", 2, true), member("dan", 3, false)))
+	h.update(t0, "barrier", at(2, member("ann", 0, true), member("cid", 2, true), member("dan", 3, false)))
+	h.update(t0, "barrier", at(0, member("dan", 3, false)))
+	want := []string{"ann entered the barrier /step: 1 of 3 in", "bob entered the barrier /step: 2 of 3 in",
+		"cid entered the barrier /step", "the barrier /step opened: 3 of 3 in at once, all go on",
+		"dan entered the barrier /step: it waits for the round inside to end", "bob left the barrier /step",
+		"ann left the barrier /step", "cid left the barrier /step", "the round at /step is over: every member still alive has left"}
+	if got := logged(h); !slices.Equal(got, want) {
+		t.Fatalf("told %q\nwant %q", got, want)
+	}
+}
+
+// What was taken last is read from two looks at a queue: an item claimed
+// by its consumer's session, one acknowledged by its claim's holder, one
+// deleted at once by the handle whose ledger moved with it; the log tells
+// each, and a claim that ended before its Ack.
+func TestAQueuesLastTakenAndItsLog(t *testing.T) {
+	entry := func(value string, seq int64, claimedBy int64) queue.Queued {
+		return queue.Queued{Entry: queue.Entry{Name: fmt.Sprintf("item-999-%010d", seq), Seq: seq, Value: []byte(value), Claimed: claimedBy != 0}, ClaimedBy: claimedBy}
+	}
+	view := func(last string, items ...queue.Queued) queue.View {
+		return queue.View{Path: "/jobs", Exists: true, Items: items, Last: last,
+			Handles: []queue.Handle{{Ledger: "p", Sessions: []int64{0xa}}, {Ledger: "c", Sessions: []int64{0xc}}}}
+	}
+	looks := []struct {
+		v    queue.View
+		want string // the last taken, as how/value/by
+	}{
+		{view("p", entry("x", 1, 0), entry("y", 2, 0)), ""},
+		{view("p", entry("x", 1, 0xc), entry("y", 2, 0)), "claimed/x/0xc"},
+		{view("c", entry("y", 2, 0)), "acknowledged/x/0xc"},
+		{view("c", entry("y", 2, 0xc)), "claimed/y/0xc"},
+		{view("c", entry("y", 2, 0)), "claimed/y/0xc"}, // the claim ended: nothing taken
+		{view("p"), "taken/y/0xa"},
+	}
+	h := NewHub()
+	var prev *queue.View
+	var last *Taken
+	for i, l := range looks {
+		if got := taken(prev, l.v, 1); got != nil {
+			last = got
+		}
+		prev = &looks[i].v
+		shown := ""
+		if last != nil {
+			shown = last.How + "/" + last.Value + "/" + last.By
+		}
+		if shown != l.want {
+			t.Errorf("look %d: last taken %q, want %q", i, shown, l.want)
+		}
+		h.update(time.Time{}, "queue", func(p *parts) { p.queue, p.queueLast = &looks[i].v, last })
+	}
+	want := []string{"0xc claimed x: it stays in the queue until its Ack", "0xc acknowledged x: it is gone for good",
+		"0xc claimed y: it stays in the queue until its Ack", "the claim on y ended before its Ack: it is back in /jobs", "0xa took y from /jobs"}
+	if got := logged(h); !slices.Equal(got, want) {
+		t.Fatalf("told %q\nwant %q", got, want)
+	}
+}

@@ -39,6 +39,7 @@ var Catalog = []Spec{
 	{Config, []string{"zkspeaker/cmd/zkconfig"}},
 	{Barrier, []string{"zkspeaker/cmd/zkbarrier"}},
 	{Queue, []string{"zkspeaker/cmd/zkqueue"}},
+	{QueueOrder, []string{"zkspeaker/cmd/zkqueue"}},
 	{nil, []string{"zkspeaker/cmd/speaker/internal/chaos/group/testdata/forgetfulmember"}},
 	{nil, []string{"zkspeaker/cmd/speaker/internal/chaos/program/testdata/eagerspeaker"}},
 	{nil, []string{"zkspeaker/cmd/speaker/internal/chaos/program/testdata/pollingspeaker"}},

@@ -3,7 +3,7 @@ package sabotage
 // Guards are every edit below: the broken build that the chaos soaks'
 // checkers must catch, each edit taking out one guard whose absence lets a
 // fault show.
-var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config, Barrier, Queue)
+var Guards = concat(Election, Lock, Reader, Leases, Sequence, Counter, Group, Config, Barrier, Queue, QueueOrder)
 
 // Election takes out the engine's guards of a paused leader: a speaker so
 // built speaks while it may not lead.
@@ -99,6 +99,17 @@ var Queue = []Edit{
 		Find: []string{"if !ok || st.EphemeralOwner != sid {"},
 		Put:  []string{"if !ok {"},
 		Why:  "and takes the other's claim for its own",
+	},
+}
+
+// QueueOrder makes a consumer try the items from the last, not the first:
+// it takes the newest item, and a higher priority's after a lower's.
+var QueueOrder = []Edit{
+	{
+		File: "recipes/queue/take.go",
+		Find: []string{"for _, name := range names {"},
+		Put:  []string{"for i := range names {", "name := names[len(names)-1-i]"},
+		Why:  "a take tries the items from the last",
 	},
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -56,10 +57,10 @@ func splitFlags(flags []string) (build, run []string, ok bool) {
 	return build, run, true
 }
 
-// prelink links the test binary of each of pkgs into dir, at the lowest
-// CPU priority, one at a time. A package that has no tests, or whose link
+// prelink links the test binary of each of pkgs into dir, one at a time,
+// at the CPU priority nice (19: the lowest, beside the tests). A package that has no tests, or whose link
 // fails, is left to go test, which reports it as it would anyway.
-func prelink(moduleDir, dir string, pkgs, testFlags []string) (*prelinked, error) {
+func prelink(moduleDir, dir string, pkgs, testFlags []string, nice int) (*prelinked, error) {
 	build, run, ok := splitFlags(testFlags)
 	if !ok || len(pkgs) == 0 {
 		return &prelinked{}, nil
@@ -74,7 +75,7 @@ func prelink(moduleDir, dir string, pkgs, testFlags []string) (*prelinked, error
 	p := &prelinked{bins: map[string]string{}, dirs: dirs, run: run}
 	for _, pkg := range pkgs {
 		bin := filepath.Join(dir, strings.ReplaceAll(pkg, "/", "_")+".test")
-		args := append(append([]string{"-n", "19", "go", "test", "-c", "-o", bin}, build...), pkg)
+		args := append(append([]string{"-n", strconv.Itoa(nice), "go", "test", "-c", "-o", bin}, build...), pkg)
 		cmd := exec.Command("nice", args...)
 		cmd.Dir = moduleDir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -93,7 +94,7 @@ func prelinkOrSay(cfg runConfig, pkgs []string, mu *sync.Mutex) *prelinked {
 	if cfg.prelink == "" {
 		return nil
 	}
-	p, err := prelink(cfg.dir, cfg.prelink, pkgs, cfg.testFlags)
+	p, err := prelink(cfg.dir, cfg.prelink, pkgs, cfg.testFlags, 19)
 	if err != nil {
 		mu.Lock()
 		fmt.Println("testrun: -prelink:", err)

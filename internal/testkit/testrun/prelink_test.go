@@ -28,7 +28,7 @@ func TestSplitFlags(t *testing.T) {
 func TestAPrelinkedPackageRunsItsBinary(t *testing.T) {
 	t.Parallel()
 	const pkg = "zkspeaker/internal/testkit/testrun/testdata/passing"
-	p, err := prelink("../../..", t.TempDir(), []string{pkg}, []string{"-count=1", "-timeout", "1m", "-parallel", "6"})
+	p, err := prelink("../../..", t.TempDir(), []string{pkg}, []string{"-count=1", "-timeout", "1m", "-parallel", "6"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

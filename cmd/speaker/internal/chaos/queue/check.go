@@ -11,14 +11,14 @@ import (
 // The checks, under at-least-once: every acknowledged put is taken for
 // good exactly once (acknowledged once, and gone), or is still in the
 // queue at the end; a consumer takes an item only while nobody else holds
-// it; and one consumer takes the items of one producer in the order of
-// their puts, unless an earlier one was held by another consumer then.
+// it; a consumer takes the first item it may, by priority and then by the
+// order of the puts (order.go); and no ledger is left.
 const (
 	AckedTwice     = "items acknowledged twice"
 	TakenWhileHeld = "items taken while another consumer held them"
 	Lost           = "acknowledged puts lost"
 	AckedButLeft   = "items acknowledged but still in the queue"
-	OutOfOrder     = "items taken out of their producer's order"
+	OutOfOrder     = "items taken out of the queue's order"
 	NotListed      = "queue not listed at the end"
 	LedgersLeft    = "ledgers left at the end"
 )
@@ -138,34 +138,6 @@ func ackedButLeft(r Record) chaos.Section {
 	for _, a := range r.Acks {
 		if left[a.Value] {
 			s.Found = append(s.Found, finding(a.At, "%s acknowledged by %s, and still in the queue at the end", a.Value, a.Name))
-		}
-	}
-	return s
-}
-
-// outOfOrder finds a consumer taking an acknowledged put of a producer
-// after a later one of the same producer, when nobody had taken the
-// earlier one before (it was not held by another consumer then). A
-// consumer killed, frozen or cut off since a session before the later
-// take explains it: its claim on the earlier item may have stood unsaid.
-func outOfOrder(in chaos.Input, r Record) chaos.Section {
-	s := chaos.Section{What: OutOfOrder, Mark: "out of order"}
-	acked := map[string]bool{}
-	for _, p := range r.Puts {
-		acked[p.Value] = true
-	}
-	for i, later := range r.Takes {
-		for _, earlier := range r.Takes[i+1:] {
-			if earlier.Name != later.Name || !acked[earlier.Value] || !acked[later.Value] || !before(earlier.Value, later.Value) {
-				continue
-			}
-			// A claim outlives its killed consumer by a session, and the
-			// server notices the expiry within a tick or two.
-			claimed := later.At.Add(-(2*in.Session + 2*in.Tick + in.Slack))
-			if heldBefore(r.Takes, earlier.Value, later.At) || anyHit(in, claimed, earlier.At) {
-				continue
-			}
-			s.Found = append(s.Found, finding(earlier.At, "%s took %s after %s (at %s), put after it", earlier.Name, earlier.Value, later.Value, chaos.Clock(later.At)))
 		}
 	}
 	return s

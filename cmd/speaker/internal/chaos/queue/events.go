@@ -2,7 +2,6 @@ package queue
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,11 +30,6 @@ func lastTake(takes []Event, value string) (Event, bool) {
 	return last, last.Value != ""
 }
 
-// heldBefore says whether value was taken by anyone before t.
-func heldBefore(takes []Event, value string, t time.Time) bool {
-	return slices.ContainsFunc(takes, func(e Event) bool { return e.Value == value && e.At.Before(t) })
-}
-
 // hit says whether a fault of one of kinds hit the process called name,
 // starting in [from, to].
 func hit(in chaos.Input, name string, from, to time.Time, kinds ...chaos.Kind) bool {
@@ -58,24 +52,6 @@ func anyHit(in chaos.Input, from, to time.Time) bool {
 // killedAtStop says whether the soak had to kill name at the final stop.
 func killedAtStop(in chaos.Input, name string) bool {
 	return slices.ContainsFunc(in.Exits, func(e chaos.Exit) bool { return e.Name == name && e.Killed })
-}
-
-// before says whether value a ("p1-3") was put by the same producer in an
-// earlier run than b.
-func before(a, b string) bool {
-	pa, ra, okA := run(a)
-	pb, rb, okB := run(b)
-	return okA && okB && pa == pb && ra < rb
-}
-
-// run splits a value into its producer and run.
-func run(v string) (string, int, bool) {
-	i := strings.LastIndexByte(v, '-')
-	if i < 0 {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(v[i+1:])
-	return v[:i], n, err == nil
 }
 
 // takers says who took value when, or "never".

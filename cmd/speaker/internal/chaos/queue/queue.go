@@ -32,6 +32,7 @@ const (
 	path      = "/chaos-queue"
 	producers = 2
 	work      = 300 * time.Millisecond
+	urgent    = 5 // the priority of one put in four
 )
 
 // Recipe is the queue's soak, as the core runs and checks it.
@@ -77,11 +78,16 @@ func slots(c *chaos.Config) []string {
 // isProducer says whether the slot called name is a producer.
 func isProducer(name string) bool { return strings.HasPrefix(name, "p") }
 
-// argv is a producer's put, or a consumer's take.
-func argv(c *chaos.Config, name, servers string, _ *rand.Rand, life int) []string {
+// argv is a producer's put, or a consumer's take. One put in four is
+// urgent, so that the order taken is by priority, then by put.
+func argv(c *chaos.Config, name, servers string, rng *rand.Rand, life int) []string {
 	common := []string{"--servers", servers, "--session-timeout", c.Session.String(), "--log-level", "info"}
 	if isProducer(name) {
-		return append(append([]string{"put"}, common...), "--timeout", (4 * c.Session).String(), path, fmt.Sprintf("%s-%d", name, life))
+		put := append(append([]string{"put"}, common...), "--timeout", (4 * c.Session).String())
+		if rng.IntN(4) == 0 {
+			put = append(put, "--priority", fmt.Sprint(urgent))
+		}
+		return append(put, path, fmt.Sprintf("%s-%d", name, life))
 	}
 	return append(append([]string{"take"}, common...), "--follow", "--delivery", "at-least-once", "--work", work.String(), path)
 }

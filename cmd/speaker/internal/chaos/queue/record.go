@@ -33,6 +33,9 @@ type Event struct {
 	Name  string // the process
 	Value string
 	At    time.Time
+	// Item is the item's znode name, item-RRR-SSSSSSSSSS: the names
+	// sorted are the queue's order. "" when a put's reply was lost.
+	Item string
 }
 
 // The messages of zkqueue's log the record is read from.
@@ -84,7 +87,11 @@ func readRecord(dir string, slots []string, left []string, err error) Record {
 func parseEvent(name, line string) (Event, bool) {
 	at, okT := chaos.LogTime(line)
 	v, okV := chaos.LogField(line, "value")
-	return Event{Name: name, At: at, Value: v}, okT && okV
+	item, _ := chaos.LogField(line, "item")
+	if !strings.HasPrefix(item, "item-") {
+		item = ""
+	}
+	return Event{Name: name, At: at, Value: v, Item: item}, okT && okV
 }
 
 // leftInQueue lists the values still in the queue, and its ledgers,

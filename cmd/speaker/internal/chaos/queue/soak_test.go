@@ -13,7 +13,8 @@ import (
 
 // A seeded soak of two producers and two consumers under every kind of
 // fault: every acknowledged put taken for good once or left in the queue,
-// nothing taken while held, each producer's items in order.
+// nothing taken while held, the items taken in the queue's order, and no
+// ledger left.
 func TestQueueSoak(t *testing.T) {
 	t.Parallel()
 	chaostest.MustPass(t, chaos.Config{Recipe: Name, Seed: 71, Duration: 14 * time.Second, Speakers: 2,
@@ -36,4 +37,12 @@ func TestQueueSoakCatchesATakeWhileHeld(t *testing.T) {
 	t.Parallel()
 	chaostest.MustFail(t, chaos.Config{Recipe: Name, Seed: 72, Duration: 10 * time.Second, Speakers: 2,
 		Servers: 1, Kinds: []chaos.Kind{chaos.Reset}, Speaker: chaostest.Build(t, sabotage.Queue, "zkqueue")}, TakenWhileHeld, lock.Counted(TakenWhileHeld))
+}
+
+// The checker catches a zkqueue built broken: a consumer that tries the
+// items from the last takes the newest, passing over older ones.
+func TestQueueSoakCatchesATakeOutOfOrder(t *testing.T) {
+	t.Parallel()
+	chaostest.MustFail(t, chaos.Config{Recipe: Name, Seed: 73, Duration: 8 * time.Second, Speakers: 2,
+		Servers: 1, Kinds: []chaos.Kind{chaos.Reset}, Speaker: chaostest.Build(t, sabotage.QueueOrder, "zkqueue")}, OutOfOrder, lock.Counted(OutOfOrder))
 }

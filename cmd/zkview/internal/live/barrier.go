@@ -84,8 +84,9 @@ func drawBarrier(p Panel, v barrier.View, s fourletter.Sightings) *Barrier {
 }
 
 // barrierChanges tells who entered and who left a barrier, each round
-// that opened with the count of N it reached, and a round's end.
-func barrierChanges(say sayer, old, next *Barrier) {
+// that opened with the count of N it reached, a round's end, and how each
+// member's session stands (a member killed inside counts down).
+func (h *Hub) barrierChanges(say sayer, old, next *Barrier) {
 	if next == nil {
 		return
 	}
@@ -124,6 +125,7 @@ func barrierChanges(say sayer, old, next *Barrier) {
 			say("leave", "%s left the barrier %s", c.Name, next.Path)
 		}
 	}
+	h.lives(say, before, next.Members)
 	was := old != nil && old.Round > 0
 	switch {
 	case next.Round > 0 && (!was || old.Round != next.Round):
@@ -131,8 +133,10 @@ func barrierChanges(say sayer, old, next *Barrier) {
 	case next.Round == 0 && was:
 		say("leader", "the round at %s is over: every member still alive has left", next.Path)
 	}
-	if old != nil && old.Exists != next.Exists && next.Count == 0 && len(next.Members) == 0 {
-		say("change", "the barrier %s is %s", next.Path, map[bool]string{true: "set: its waiters wait", false: "removed: its waiters go on"}[next.Exists])
+	// A double barrier's znode is made without its count for a moment,
+	// as a simple barrier's is: only a removal tells the two apart.
+	if old != nil && old.Exists && !next.Exists && old.Count == 0 {
+		say("change", "the barrier %s was removed: its %d waiters go on", next.Path, len(old.Waiters))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"zkspeaker/internal/fourletter"
 	"zkspeaker/nodemonitor"
 	"zkspeaker/recipes/barrier"
 	"zkspeaker/recipes/queue"
@@ -95,5 +96,26 @@ func TestAQueuesLastTakenAndItsLog(t *testing.T) {
 		"0xc claimed y: it stays in the queue until its Ack", "the claim on y ended before its Ack: it is back in /jobs", "0xa took y from /jobs"}
 	if got := logged(h); !slices.Equal(got, want) {
 		t.Fatalf("told %q\nwant %q", got, want)
+	}
+}
+
+// A simple barrier shows the sessions the servers see watching it, and
+// its removal is told with how many it let go.
+func TestASimpleBarriersWaitersAndItsRemoval(t *testing.T) {
+	h := NewHub()
+	seen := fourletter.NewSightings(map[int64][]string{0xa: {"/start"}, 0xb: {"/start"}, 0xc: {"/other"}},
+		map[int64]string{0xa: "s1", 0xb: "s1", 0xc: "s1"}, true)
+	h.update(time.Time{}, "servers", func(p *parts) { p.sightings = seen })
+	h.update(time.Time{}, "barrier", func(p *parts) { p.barrier = &barrier.View{Path: "/start", Exists: true} })
+	var waiters []string
+	for _, c := range h.Board().Barrier.Waiters {
+		waiters = append(waiters, c.Name)
+	}
+	if !slices.Equal(waiters, []string{"0xa", "0xb"}) {
+		t.Fatalf("waiters %q; want 0xa and 0xb, not 0xc", waiters)
+	}
+	h.update(time.Time{}, "barrier", func(p *parts) { p.barrier = &barrier.View{Path: "/start"} })
+	if got, want := logged(h), []string{"the barrier /start was removed: its 2 waiters go on"}; !slices.Equal(got, want) {
+		t.Fatalf("told %q; want %q", got, want)
 	}
 }

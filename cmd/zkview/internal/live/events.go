@@ -37,8 +37,8 @@ func (h *Hub) changes(old, next Board, told time.Time) []Event {
 	if old.Sequences != nil && next.Sequences != nil && old.Sequences.Leader != next.Sequences.Leader && next.Sequences.Leader != "" {
 		say("leader", "%s leads the persistence of the sequences now", next.Sequences.Leader)
 	}
-	barrierChanges(say, old.Barrier, next.Barrier)
-	queueChanges(say, old.Queue, next.Queue)
+	h.barrierChanges(say, old.Barrier, next.Barrier)
+	h.queueChanges(say, old.Queue, next.Queue)
 	servers(say, old.Servers, next.Servers)
 	h.writers(sayAt, old.Out, next.Out)
 	return out

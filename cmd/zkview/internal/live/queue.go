@@ -158,13 +158,14 @@ func drawQueue(p Panel, v queue.View, last *Taken, s fourletter.Sightings) *Queu
 	return q
 }
 
-// queueChanges tells each put, take, claim, Ack and claim ended. Handles
-// come and go with every `zkqueue put`: the panel shows them, the log
-// does not.
-func queueChanges(say sayer, old, next *Queue) {
+// queueChanges tells each put, take, claim, Ack and claim ended, and a
+// handle's process gone or paused. Handles come and go with every
+// `zkqueue put`: the panel shows them, the log does not.
+func (h *Hub) queueChanges(say sayer, old, next *Queue) {
 	if old == nil || next == nil {
 		return
 	}
+	h.lives(say, old.Handles, next.Handles)
 	for _, it := range next.Items {
 		i := slices.IndexFunc(old.Items, func(o QueueItem) bool { return o.Name == it.Name })
 		switch {

@@ -29,7 +29,7 @@ function barrier(b) {
 // the N, filled for each one in.
 function counting(b, k) {
   const boxes = Array.from({ length: Math.max(b.count, k) }, (_, i) => `<i class="${i < k ? "used" : "free"}"></i>`).join("");
-  return `<div class="summary leases" data-in="${k}" data-count="${b.count}"><span class="boxes">${boxes}</span> <b>${k} of ${b.count}</b> in: each waits until ${b.count} are in at once</div>`;
+  return `<div class="summary leases" data-in="${k}" data-count="${b.count}"><span class="boxes">${boxes}</span> <b>${k} of ${b.count}</b> in: ${k ? `each waits until ${b.count} are in at once` : "nobody waits"}</div>`;
 }
 
 // opened is an open round: its members are past the barrier, at their

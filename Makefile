@@ -153,6 +153,10 @@ lint: vet staticcheck shellcheck sizecheck
 #   zkqueue, the barrier, queue and config recipes, the timeline), join
 #   them there: in the main phase each held one of the two jobs for 5 to
 #   21 s on a few seconds of CPU, with a core idle.
+# - The short unit-test packages (LIGHT) are tested one at a time in a
+#   lane of their own from the start, at nice 10: they take the CPU the
+#   waiting tests leave idle. As the two jobs' last packages they held
+#   both for 20 s, about a link each.
 # - The soaks' broken builds and test programs (sabotage.Catalog) are
 #   built at the lowest CPU priority while the others are tested, and the
 #   soaks start once they are: built as the soaks started, a dozen builds
@@ -166,7 +170,8 @@ lint: vet staticcheck shellcheck sizecheck
 JOBS ?= 2
 PARALLEL ?= 6
 ALONE := /cmd/speaker/internal/chaos(/.*)?$$|/cmd/zkbarrier$$|/cmd/speaker/internal/bench$$|/recipes/(group|barrier|queue|config)$$|/cmd/zk(group|queue)$$|/cmd/speaker/internal/timeline$$
-FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$,/recipes/lock$$,^zkspeaker/speaker$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$,/recipes/lock$$
+LIGHT := /docs/|/internal/(broadcast|cmdline|election|ensemble|faultproxy|metrics|monotonic|reason|usage)$$|/internal/testkit/(electiontest|leakcheck|metricstest|prebuilt|sabotage|sabotage/prebuild|sizecheck|testrun)$$|/cmd/zkview/internal/(browser|page|snapshot)$$|/cmd/seqid/internal/|/cmd/speaker/internal/status$$|^zkspeaker/speaker$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 # The commands are built once for the run into TESTBIN, plain, and zkconfig
@@ -182,7 +187,7 @@ compile-tests:
 
 test-packages: $(if $(SKIP_COMPILE),,compile-tests)
 	@echo "go test: each package prints ok as it passes; all of them take about 3½ minutes on 2 cores"
-	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -alone '$(ALONE)' -alone-jobs 24 -alone-parallel 12 \
+	ZKTEST_BIN=$(TESTBIN) GORACE=atexit_sleep_ms=0 $(GO) run -C $(MAKEFILE_DIR) ./internal/testkit/testrun -dir $(CURDIR) -jobs $(JOBS) -first '$(FIRST)' -light '$(LIGHT)' -alone '$(ALONE)' -alone-jobs 24 -alone-parallel 12 \
 		-prepare 'nice -n 19 $(GO) run ./internal/testkit/sabotage/prebuild $(TESTBIN)/sabotage' -prelink $(TESTBIN)/alone \
 		$(if $(TESTLOG),-log $(TESTLOG)) -- -race -vet=off -count=1 -timeout 20m -parallel $(PARALLEL)
 

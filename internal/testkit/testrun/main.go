@@ -6,13 +6,15 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-prepare CMD] [-prelink DIR] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-light REGEXP] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-prepare CMD] [-prelink DIR] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -first start before the others, in the order of its
 // comma-separated expressions: the longest ones, so
 // that the last to end are short and the jobs end together, instead of a
 // long package starting last and running by itself. Packages matching
+// -light, short unit tests, are tested one at a time in a lane of their
+// own beside the others, at a low CPU priority. Packages matching
 // -alone run after all the others, -alone-jobs at a time (one unless it
 // says more): the soaks, which load the machine, never run beside tests
 // that hold real processes to bounds, only beside one another. The
@@ -36,6 +38,7 @@ import (
 func main() {
 	jobs := flag.Int("jobs", runtime.NumCPU(), "packages tested at once")
 	first := flag.String("first", "", "packages started before the others, in this order: regular expressions, comma-separated")
+	light := flag.String("light", "", "packages (a regular expression) of short unit tests, tested one at a time beside the others at a low CPU priority")
 	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, -alone-jobs at a time")
 	aloneJobs := flag.Int("alone-jobs", 1, "with -alone: those packages tested at once")
 	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
@@ -59,6 +62,7 @@ func main() {
 		}
 	}
 	aloneRE := compile("alone", *alone)
+	lightRE := compile("light", *light)
 	if *report != "" {
 		results, err := readLogs(*report)
 		if err != nil {
@@ -72,7 +76,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep, prelink: *prelinkDir})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep, prelink: *prelinkDir, light: lightRE})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

@@ -48,3 +48,13 @@ func TestAPrelinkedPackageRunsItsBinary(t *testing.T) {
 		t.Error("a package not prelinked got a command")
 	}
 }
+
+// A light package's go test, and the tests it runs, run at lightNice.
+func TestALightPackageRunsNiced(t *testing.T) {
+	t.Setenv("TESTRUN_WANT_NICE", "10")
+	const pkg = "zkspeaker/internal/testkit/testrun/testdata/passing"
+	r := testPackage(runConfig{dir: "../../..", nice: lightNice, testFlags: []string{"-count=1"}}, pkg)
+	if !r.passed || len(r.tests) != 1 {
+		t.Errorf("result: passed %v, tests %v, output %v, stray %q", r.passed, r.tests, r.output["TestPasses"], r.stray.String())
+	}
+}

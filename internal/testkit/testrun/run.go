@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,7 +52,14 @@ type runConfig struct {
 	prepare   string // a shell command that must end before the alone packages start
 	prelink   string // a folder for the alone packages' test binaries, linked beforehand
 	linked    *prelinked
+	light     *regexp.Regexp // tested in a lane of their own beside the others, at nice lightNice
+	nice      int            // the CPU priority of go test and what it starts (0: as testrun's)
 }
+
+// lightNice is the light lane's CPU priority: its unit tests take the CPU
+// that the other packages' waiting tests leave idle, and yield it at once
+// when a test holding a process to a bound wakes.
+const lightNice = 10
 
 // run tests every package of the module in the current folder and prints a
 // line for each as it ends: those matching alone last, aloneJobs at a time.
@@ -66,6 +74,7 @@ func run(cfg runConfig) ([]*result, error) {
 		}
 	}
 	together, last := split(pkgs, cfg.alone)
+	together, light := split(together, cfg.light)
 	together = firstOf(together, cfg.first)
 	var mu sync.Mutex // orders the printing
 	prep := prepare(cfg.dir, cfg.prepare)
@@ -77,13 +86,18 @@ func run(cfg runConfig) ([]*result, error) {
 	drained := make(chan struct{})
 	others := make(chan []*result, 1)
 	go func() { others <- runAll(cfg, together, cfg.jobs, &mu, drained) }()
+	lightCfg := cfg
+	lightCfg.nice = lightNice
+	lit := make(chan []*result, 1)
+	go func() { lit <- runAll(lightCfg, light, 1, &mu, nil) }()
+	lightResults := <-lit
 	<-drained
 	prep.wait(os.Stdout, &mu)
 	alone := cfg
 	alone.testFlags = append(append([]string(nil), cfg.testFlags...), cfg.aloneArgs...)
 	alone.linked = <-linked
 	lastResults := runAll(alone, last, max(cfg.aloneJobs, 1), &mu, nil)
-	return append(<-others, lastResults...), nil
+	return append(append(<-others, lightResults...), lastResults...), nil
 }
 
 // split parts pkgs into those re does not match and those it matches,
@@ -161,8 +175,11 @@ func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex, drained chan
 func testPackage(cfg runConfig, pkg string) *result {
 	cmd := cfg.linked.command(pkg, cfg.aloneArgs)
 	if cmd == nil {
-		args := append([]string{"test", "-json"}, cfg.testFlags...)
-		cmd = exec.Command("go", append(args, pkg)...)
+		args := append(append([]string{"go", "test", "-json"}, cfg.testFlags...), pkg)
+		if cfg.nice != 0 {
+			args = append([]string{"nice", "-n", strconv.Itoa(cfg.nice)}, args...)
+		}
+		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Dir = cfg.dir
 	}
 	var stderr bytes.Buffer

@@ -31,7 +31,9 @@ func TestABarrierIsDrawnAndToldEntryByEntry(t *testing.T) {
 		return barrier.Member{Seat: nodemonitor.Seat{Candidate: c, Data: name}, Inside: inside}
 	}
 	at := func(round int64, ms ...barrier.Member) func(*parts) {
-		return func(p *parts) { p.barrier = &barrier.View{Path: "/step", Exists: true, Count: 3, Round: round, Members: ms} }
+		return func(p *parts) {
+			p.barrier = &barrier.View{Path: "/step", Exists: true, Count: 3, Round: round, Members: ms}
+		}
 	}
 	t0 := time.UnixMilli(1_000_000)
 	h.update(t0, "barrier", at(0))
@@ -55,7 +57,8 @@ func TestABarrierIsDrawnAndToldEntryByEntry(t *testing.T) {
 // What was taken last is read from two looks at a queue: an item claimed
 // by its consumer's session, one acknowledged by its claim's holder, one
 // deleted at once by the handle whose ledger moved with it; the log tells
-// each, and a claim that ended before its Ack.
+// each, a claim that ended before its Ack, one that passed straight to
+// another consumer, and an item put and claimed between two looks.
 func TestAQueuesLastTakenAndItsLog(t *testing.T) {
 	entry := func(value string, seq int64, claimedBy int64) queue.Queued {
 		return queue.Queued{Entry: queue.Entry{Name: fmt.Sprintf("item-999-%010d", seq), Seq: seq, Value: []byte(value), Claimed: claimedBy != 0}, ClaimedBy: claimedBy}
@@ -74,6 +77,8 @@ func TestAQueuesLastTakenAndItsLog(t *testing.T) {
 		{view("c", entry("y", 2, 0xc)), "claimed/y/0xc"},
 		{view("c", entry("y", 2, 0)), "claimed/y/0xc"}, // the claim ended: nothing taken
 		{view("p"), "taken/y/0xa"},
+		{view("p", entry("z", 3, 0xc)), "claimed/z/0xc"}, // put and claimed between two looks
+		{view("p", entry("z", 3, 0xd)), "claimed/z/0xd"}, // 0xc's session ended, 0xd took it at once
 	}
 	h := NewHub()
 	var prev *queue.View
@@ -93,7 +98,9 @@ func TestAQueuesLastTakenAndItsLog(t *testing.T) {
 		h.update(time.Time{}, "queue", func(p *parts) { p.queue, p.queueLast = &looks[i].v, last })
 	}
 	want := []string{"0xc claimed x: it stays in the queue until its Ack", "0xc acknowledged x: it is gone for good",
-		"0xc claimed y: it stays in the queue until its Ack", "the claim on y ended before its Ack: it is back in /jobs", "0xa took y from /jobs"}
+		"0xc claimed y: it stays in the queue until its Ack", "the claim of 0xc on y ended before its Ack: it is back in /jobs", "0xa took y from /jobs",
+		"z was put into /jobs (priority 0)", "0xc claimed z: it stays in the queue until its Ack",
+		"the claim of 0xc on z ended before its Ack: it is back in /jobs", "0xd claimed z: it stays in the queue until its Ack"}
 	if got := logged(h); !slices.Equal(got, want) {
 		t.Fatalf("told %q\nwant %q", got, want)
 	}
@@ -117,5 +124,21 @@ func TestASimpleBarriersWaitersAndItsRemoval(t *testing.T) {
 	h.update(time.Time{}, "barrier", func(p *parts) { p.barrier = &barrier.View{Path: "/start"} })
 	if got, want := logged(h), []string{"the barrier /start was removed: its 2 waiters go on"}; !slices.Equal(got, want) {
 		t.Fatalf("told %q; want %q", got, want)
+	}
+}
+
+// A consumer that found every item claimed waits for the first claim to
+// end, watching it: its card says whose claim, by the servers' wchc.
+func TestAQueueHandleWaitingForAClaim(t *testing.T) {
+	x := queue.Queued{Entry: queue.Entry{Name: "item-999-0000000001", Value: []byte("x"), Claimed: true}, ClaimedBy: 0xc}
+	v := queue.View{Path: "/jobs", Exists: true, Items: []queue.Queued{x},
+		Handles: []queue.Handle{{Ledger: "c", Sessions: []int64{0xc}}, {Ledger: "d", Sessions: []int64{0xd}}}}
+	seen := fourletter.NewSightings(map[int64][]string{0xd: {"/jobs/item-999-0000000001/claim"}}, map[int64]string{0xc: "s1", 0xd: "s1"}, true)
+	var got []string
+	for _, h := range drawQueue(Panel{}, v, nil, seen).Handles {
+		got = append(got, h.Name+"="+h.Role+">"+h.Waits)
+	}
+	if want := []string{"0xc=claims>", "0xd=handle>x"}; !slices.Equal(got, want) {
+		t.Fatalf("handles %q; want %q", got, want)
 	}
 }

@@ -77,7 +77,8 @@ type Candidate struct {
 	Mode string `json:"mode,omitempty"`
 	// Waits is the znode (child name) a lock's waiter waits for, by the
 	// lock's rule: a reader the nearest writer ahead, a writer the one
-	// just ahead, a lease the one just ahead once N are taken.
+	// just ahead, a lease the one just ahead once N are taken. For a
+	// queue's handle, the item whose claim it waits to end.
 	Waits string `json:"waits,omitempty"`
 	// Revoke is set when someone asked this lock holder to let go
 	// (`zklock revoke`): a mark on its znode, which it watches. A

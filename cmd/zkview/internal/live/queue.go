@@ -96,14 +96,19 @@ func taken(prev *queue.View, v queue.View, at float64) *Taken {
 	}
 	var out *Taken
 	for _, it := range prev.Items {
-		i := slices.IndexFunc(v.Items, func(n queue.Queued) bool { return n.Name == it.Name })
-		switch {
-		case i < 0 && it.Claimed:
-			out = &Taken{QueueItem: item(it), How: "acknowledged", By: session(it.ClaimedBy), At: at}
-		case i < 0:
-			out = &Taken{QueueItem: item(it), How: "taken", By: lastWriter(v), At: at}
-		case v.Items[i].Claimed && (!it.Claimed || it.ClaimedBy != v.Items[i].ClaimedBy):
-			out = &Taken{QueueItem: item(v.Items[i]), How: "claimed", By: session(v.Items[i].ClaimedBy), At: at}
+		if slices.ContainsFunc(v.Items, func(n queue.Queued) bool { return n.Name == it.Name }) {
+			continue
+		}
+		how, by := "taken", lastWriter(v)
+		if it.Claimed {
+			how, by = "acknowledged", session(it.ClaimedBy)
+		}
+		out = &Taken{QueueItem: item(it), How: how, By: by, At: at}
+	}
+	for _, it := range v.Items {
+		i := slices.IndexFunc(prev.Items, func(p queue.Queued) bool { return p.Name == it.Name })
+		if it.Claimed && (i < 0 || prev.Items[i].ClaimedBy != it.ClaimedBy) {
+			out = &Taken{QueueItem: item(it), How: "claimed", By: session(it.ClaimedBy), At: at}
 		}
 	}
 	return out
@@ -149,13 +154,26 @@ func drawQueue(p Panel, v queue.View, last *Taken, s fourletter.Sightings) *Queu
 		}
 		id := h.Sessions[len(h.Sessions)-1]
 		c := candidate(session(id), id, 0, s)
-		c.Znode, c.Role = h.Ledger, "handle"
+		c.Znode, c.Role, c.Waits = h.Ledger, "handle", waitsFor(v, id, s)
 		if claims[id] {
 			c.Role = "claims"
 		}
 		q.Handles = append(q.Handles, c)
 	}
 	return q
+}
+
+// waitsFor is the value of the item whose claim the session id watches,
+// by the servers' wchc: an at-least-once consumer that found every item
+// claimed waits for the first claim to end. "" when it watches none.
+func waitsFor(v queue.View, id int64, s fourletter.Sightings) string {
+	paths, _ := s.Session(id)
+	for _, it := range v.Items {
+		if slices.Contains(paths, v.Path+"/"+it.Name+"/claim") {
+			return string(it.Value)
+		}
+	}
+	return ""
 }
 
 // queueChanges tells each put, take, claim, Ack and claim ended, and a
@@ -168,13 +186,17 @@ func (h *Hub) queueChanges(say sayer, old, next *Queue) {
 	h.lives(say, old.Handles, next.Handles)
 	for _, it := range next.Items {
 		i := slices.IndexFunc(old.Items, func(o QueueItem) bool { return o.Name == it.Name })
-		switch {
-		case i < 0:
+		was := ""
+		if i < 0 {
 			say("join", "%s was put into %s (priority %d)", it.Value, next.Path, it.Priority)
-		case it.ClaimedBy != "" && old.Items[i].ClaimedBy != it.ClaimedBy:
+		} else {
+			was = old.Items[i].ClaimedBy
+		}
+		if was != "" && was != it.ClaimedBy {
+			say("expired", "the claim of %s on %s ended before its Ack: it is back in %s", was, it.Value, next.Path)
+		}
+		if it.ClaimedBy != "" && it.ClaimedBy != was {
 			say("leader", "%s claimed %s: it stays in the queue until its Ack", it.ClaimedBy, it.Value)
-		case it.ClaimedBy == "" && old.Items[i].ClaimedBy != "":
-			say("expired", "the claim on %s ended before its Ack: it is back in %s", it.Value, next.Path)
 		}
 	}
 	for _, it := range old.Items {
@@ -186,7 +208,7 @@ func (h *Hub) queueChanges(say sayer, old, next *Queue) {
 			by = l.By
 		}
 		if it.ClaimedBy != "" {
-			say("leave", "%s acknowledged %s: it is gone for good", by, it.Value)
+			say("leave", "%s acknowledged %s: it is gone for good", it.ClaimedBy, it.Value)
 		} else {
 			say("leave", "%s took %s from %s", by, it.Value, next.Path)
 		}

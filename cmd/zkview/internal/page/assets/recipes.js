@@ -55,14 +55,24 @@ function queuePanel(q) {
     const more = q.items.length > maxItems ? `<tr><td colspan="5" class="empty">and ${q.items.length - maxItems} more</td></tr>` : "";
     html += `<table class="items"><tr><th>#</th><th>item</th><th>priority</th><th>seq</th><th></th></tr>${rows.join("")}${more}</table>`;
   }
-  const handles = q.handles.length ? q.handles.map(card).join("") : `<div class="empty">none open</div>`;
+  const handles = q.handles.length ? q.handles.map(handle).join("") : `<div class="empty">none open</div>`;
   return html + `<div class="gatehead">handles (producers and consumers), each by its session:</div><div class="handles">${handles}</div>`;
+}
+
+// handle is a handle's card and, for a consumer that found every item
+// claimed, whose claim it waits to end (the servers show it watching it).
+function handle(h) {
+  return `<div class="handle">${card(h)}${h.waits ? `<div class="arrow" data-waits="${esc(h.waits)}">↑ waits for the claim on <b>${esc(h.waits)}</b> to end</div>` : ""}</div>`;
 }
 
 // lastTaken says which item was taken last, how, and by whom.
 function lastTaken(t) {
   if (!t) return `<div class="summary last empty">nothing taken since zkview started</div>`;
-  const how = { taken: "taken (deleted at once: at-most-once)", claimed: "claimed (at-least-once: back if its taker dies before its Ack)", acknowledged: "acknowledged: gone for good" }[t.how] || t.how;
-  return `<div class="summary last" data-last="${esc(t.value)}" data-how="${esc(t.how)}">last: <b>${esc(t.value)}</b> ${esc(how)}` +
-    `${t.by ? ` by <code>${esc(t.by)}</code>` : ""} <small>at ${clock(t.at)}</small></div>`;
+  const by = t.by ? ` by <code>${esc(t.by)}</code>` : "";
+  const how = {
+    taken: `taken${by} <small>(deleted at once: at-most-once)</small>`,
+    claimed: `claimed${by} <small>(at-least-once: back if it dies before its Ack)</small>`,
+    acknowledged: `acknowledged${by} <small>(gone for good)</small>`,
+  }[t.how] || esc(t.how) + by;
+  return `<div class="summary last" data-last="${esc(t.value)}" data-how="${esc(t.how)}">last: <b>${esc(t.value)}</b> ${how} <small>at ${clock(t.at)}</small></div>`;
 }

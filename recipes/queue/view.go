@@ -24,8 +24,11 @@ type View struct {
 	Path string
 	// Exists is false while the queue's znode does not exist.
 	Exists bool
-	// Items are in the order Take returns them.
+	// Items are in the order Take returns them: all of them, or the
+	// first n for InspectFirst.
 	Items []Queued
+	// Names are every item's name, read or not, in the order of takes.
+	Names []string
 	// Handles are the handles on the queue, by ledger name: producers
 	// and consumers alike, as each writes through a ledger of its own.
 	Handles []Handle
@@ -65,6 +68,15 @@ type Handle struct {
 // goroutine hands on the first watch that fires, and ends then, or with
 // ctx.
 func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (View, <-chan zk.Event, error) {
+	return InspectFirst(ctx, rz, path, 0)
+}
+
+// InspectFirst is Inspect reading only the first n items in the order of
+// takes (every item when n is 0 or less): each item read costs three
+// requests and a watch, and a queue may hold thousands. Claims are taken
+// in that order, so they stand among the first items; one further back
+// is not seen.
+func InspectFirst(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, n int) (View, <-chan zk.Event, error) {
 	v := View{Path: path}
 	for {
 		children, wake, err := rz.ChildrenW(ctx, path)
@@ -83,7 +95,12 @@ func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path str
 		}
 		v.Exists = true
 		wakes := []<-chan zk.Event{wake}
-		more, err := v.readItems(ctx, rz, items(children))
+		v.Names = items(children)
+		names := v.Names
+		if n > 0 && len(names) > n {
+			names = names[:n]
+		}
+		more, err := v.readItems(ctx, rz, names)
 		if err == nil {
 			wakes = append(wakes, more...)
 			more, err = v.readHandles(ctx, rz)

@@ -121,3 +121,29 @@ func TestInspectSeesAClaimEndWithItsSession(t *testing.T) {
 		}
 	}
 }
+
+// InspectFirst reads the first items only, in the order of takes, and
+// names them all.
+func TestInspectFirstReadsTheFirstItems(t *testing.T) {
+	t.Parallel()
+	servers := zktest.Shared(t).Servers()
+	path := zktest.Path(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*sessionTimeout)
+	defer cancel()
+	rz := connect(t, servers)
+	p := open(t, rz, path)
+	for i, prio := range []int{0, 0, 7, 0} {
+		put(t, p, fmt.Sprint("v", i), prio)
+	}
+	v, _, err := queue.InspectFirst(ctx, rz, path, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range v.Items {
+		got = append(got, string(it.Value))
+	}
+	if !slices.Equal(got, []string{"v2", "v0"}) || len(v.Names) != 4 || v.Names[1] != v.Items[1].Name {
+		t.Fatalf("read %q of %q; want v2 (priority 7) and v0 of 4, in the order of takes", got, v.Names)
+	}
+}

@@ -64,8 +64,12 @@ func TestAQueuesLastTakenAndItsLog(t *testing.T) {
 		return queue.Queued{Entry: queue.Entry{Name: fmt.Sprintf("item-999-%010d", seq), Seq: seq, Value: []byte(value), Claimed: claimedBy != 0}, ClaimedBy: claimedBy}
 	}
 	view := func(last string, items ...queue.Queued) queue.View {
-		return queue.View{Path: "/jobs", Exists: true, Items: items, Last: last,
+		v := queue.View{Path: "/jobs", Exists: true, Items: items, Last: last,
 			Handles: []queue.Handle{{Ledger: "p", Sessions: []int64{0xa}}, {Ledger: "c", Sessions: []int64{0xc}}}}
+		for _, it := range items {
+			v.Names = append(v.Names, it.Name)
+		}
+		return v
 	}
 	looks := []struct {
 		v    queue.View
@@ -140,5 +144,32 @@ func TestAQueueHandleWaitingForAClaim(t *testing.T) {
 	}
 	if want := []string{"0xc=claims>", "0xd=handle>x"}; !slices.Equal(got, want) {
 		t.Fatalf("handles %q; want %q", got, want)
+	}
+}
+
+// Of a long queue zkview reads the first items only: one that moves into
+// them as another is taken was not put, and one pushed out of them by a
+// put of a higher priority was not taken.
+func TestAQueuesFirstItemsMoveWithoutPutsOrTakes(t *testing.T) {
+	item := func(value string, rank int, seq int64) queue.Queued {
+		return queue.Queued{Entry: queue.Entry{Name: fmt.Sprintf("item-%03d-%010d", rank, seq), Priority: 999 - rank, Seq: seq, Value: []byte(value)}}
+	}
+	a, b, c, u := item("a", 999, 1), item("b", 999, 2), item("c", 999, 3), item("u", 990, 4)
+	look := func(first []queue.Queued, all ...queue.Queued) func(*parts) {
+		v := queue.View{Path: "/jobs", Exists: true, Items: first}
+		for _, it := range all {
+			v.Names = append(v.Names, it.Name)
+		}
+		return func(p *parts) { p.queue = &v }
+	}
+	h := NewHub()
+	h.update(time.Time{}, "queue", look([]queue.Queued{a, b}, a, b, c))
+	h.update(time.Time{}, "queue", look([]queue.Queued{b, c}, b, c))    // a taken; c moves up
+	h.update(time.Time{}, "queue", look([]queue.Queued{u, b}, u, b, c)) // u put ahead; c pushed out
+	if got, want := logged(h), []string{"a consumer took a from /jobs", "u was put into /jobs (priority 9)"}; !slices.Equal(got, want) {
+		t.Fatalf("told %q; want %q", got, want)
+	}
+	if total := h.Board().Queue.Total; total != 3 {
+		t.Errorf("total %d; want 3", total)
 	}
 }

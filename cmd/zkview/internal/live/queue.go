@@ -17,7 +17,13 @@ import (
 // and the item taken last.
 type Queue struct {
 	Panel
+	// Items are the first queueRead items in the order of takes; Total
+	// counts them all.
 	Items []QueueItem `json:"items"`
+	Total int         `json:"total"`
+	// names are every item's name: an item is put or gone when it comes
+	// into or leaves these, not the first few.
+	names []string
 	// Handles are the producers and consumers, one per ledger, by the
 	// session marking it; a handle's Role is "claims" while its session
 	// holds a claim, "handle" otherwise, "gone" when no session marks
@@ -50,6 +56,12 @@ type Taken struct {
 	At float64 `json:"at"`
 }
 
+// queueRead is how many items zkview reads of a queue, from the first:
+// the page lists ten, and the claims stand among the first items, as
+// consumers take in order. A queue of thousands would cost thousands of
+// reads at every change.
+const queueRead = 50
+
 // followQueue follows a queue's path. The items' order, the claims and
 // which handle wrote last come from the queue's own reading of its
 // znodes (queue.Inspect); what was taken last is told by comparing two
@@ -57,7 +69,7 @@ type Taken struct {
 func (h *Hub) followQueue(ctx context.Context, rz *recoverable.RecoverableZookeeper, p Panel, poke func()) {
 	var prev *queue.View
 	follow(ctx, func(ctx context.Context, notified time.Time) (<-chan zk.Event, error) {
-		v, wake, err := queue.Inspect(ctx, rz, p.Path)
+		v, wake, err := queue.InspectFirst(ctx, rz, p.Path, queueRead)
 		if err != nil {
 			return nil, err
 		}
@@ -96,8 +108,8 @@ func taken(prev *queue.View, v queue.View, at float64) *Taken {
 	}
 	var out *Taken
 	for _, it := range prev.Items {
-		if slices.ContainsFunc(v.Items, func(n queue.Queued) bool { return n.Name == it.Name }) {
-			continue
+		if slices.Contains(v.Names, it.Name) {
+			continue // still in the queue, maybe behind the first items
 		}
 		how, by := "taken", lastWriter(v)
 		if it.Claimed {
@@ -140,7 +152,7 @@ func item(q queue.Queued) QueueItem {
 // drawQueue draws a queue: its items, its handles with their sessions as
 // the servers see them, and the item taken last.
 func drawQueue(p Panel, v queue.View, last *Taken, s fourletter.Sightings) *Queue {
-	q := &Queue{Panel: p, Items: []QueueItem{}, Handles: []Candidate{}, Last: last}
+	q := &Queue{Panel: p, Items: []QueueItem{}, Handles: []Candidate{}, Last: last, Total: len(v.Names), names: v.Names}
 	q.Path, q.Exists = v.Path, v.Exists
 	claims := map[int64]bool{}
 	for _, it := range v.Items {
@@ -187,10 +199,10 @@ func (h *Hub) queueChanges(say sayer, old, next *Queue) {
 	for _, it := range next.Items {
 		i := slices.IndexFunc(old.Items, func(o QueueItem) bool { return o.Name == it.Name })
 		was := ""
-		if i < 0 {
-			say("join", "%s was put into %s (priority %d)", it.Value, next.Path, it.Priority)
-		} else {
+		if i >= 0 {
 			was = old.Items[i].ClaimedBy
+		} else if !slices.Contains(old.names, it.Name) {
+			say("join", "%s was put into %s (priority %d)", it.Value, next.Path, it.Priority)
 		}
 		if was != "" && was != it.ClaimedBy {
 			say("expired", "the claim of %s on %s ended before its Ack: it is back in %s", was, it.Value, next.Path)
@@ -200,7 +212,7 @@ func (h *Hub) queueChanges(say sayer, old, next *Queue) {
 		}
 	}
 	for _, it := range old.Items {
-		if slices.ContainsFunc(next.Items, func(n QueueItem) bool { return n.Name == it.Name }) {
+		if slices.Contains(next.names, it.Name) {
 			continue
 		}
 		by := "a consumer"

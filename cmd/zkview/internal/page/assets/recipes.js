@@ -52,7 +52,7 @@ function queuePanel(q) {
       `<tr data-item="${esc(it.name)}" data-value="${esc(it.value)}"${it.claimedBy ? ` data-claimed="${esc(it.claimedBy)}" class="claimed"` : ""}>` +
       `<td>${i + 1}</td><td><b>${esc(it.value)}</b></td><td>${it.priority}</td><td title="znode ${esc(it.name)}">…${String(it.seq).padStart(10, "0").slice(-4)}</td>` +
       `<td>${it.claimedBy ? `claimed by ${esc(it.claimedBy)}` : ""}</td></tr>`);
-    const more = q.items.length > maxItems ? `<tr><td colspan="5" class="empty">and ${q.items.length - maxItems} more</td></tr>` : "";
+    const more = q.total > maxItems ? `<tr><td colspan="5" class="empty">and ${q.total - maxItems} more</td></tr>` : "";
     html += `<table class="items"><tr><th>#</th><th>item</th><th>priority</th><th>seq</th><th></th></tr>${rows.join("")}${more}</table>`;
   }
   const handles = q.handles.length ? q.handles.map(handle).join("") : `<div class="empty">none open</div>`;

@@ -58,6 +58,45 @@ func TestAKilledConsumersLedgerIsReaped(t *testing.T) {
 	}
 }
 
+// A put stopped by SIGTERM while the answer to its create is on the way
+// settles the put by its ledger and deletes the ledger before it exits:
+// nothing is left for a reaper (no other handle is open to reap it).
+func TestAPutStoppedBySIGTERMDeletesItsLedger(t *testing.T) {
+	t.Parallel()
+	zktest.SkipShort(t)
+	s, p := servers[0], zktest.Path(t)
+	rz := zktest.Connect(t, servers, 4*time.Second)
+	ok(t, "put", "-s", s, p, "warm-up") // the queue and its ledgers' znode
+	proxy := zktest.NewProxy(t, s)
+	// The first multi is New's marker; its answer's second on the way
+	// leaves room to hold the next, the put's.
+	proxy.SetReplyLatency(time.Second)
+	marked := proxy.NotifyReply(zktest.OpMulti)
+	put := zktest.Run(t, bin, "put", "-s", proxy.Addr(), p, "stopped")
+	wait(t, marked, "New's marker")
+	applied, release := proxy.HoldReply(zktest.OpMulti)
+	wait(t, applied, "the put's create")
+	put.Term()
+	proxy.Reset()
+	proxy.SetReplyLatency(0)
+	release()
+	proxy.Restore()
+	exitWithin(t, put, 20*time.Second)
+	if left := tree(t, rz, p+"/ledgers"); len(left) != 0 {
+		t.Fatalf("after the stopped put, its ledger is left: %v\nstderr:\n%s", left, put.Stderr())
+	}
+}
+
+// wait waits for ch, for at most 20 s.
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s never reached the proxy", what)
+	}
+}
+
 // tree lists every znode below path, depth first.
 func tree(t *testing.T, rz *recoverable.RecoverableZookeeper, path string) []string {
 	t.Helper()

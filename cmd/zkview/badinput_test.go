@@ -31,6 +31,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--election", "election"}, `zkview: --election: "election" is not a znode path below / (such as /election)`},
 		{[]string{"--group", "/zoo/"}, `zkview: --group: "/zoo/" is not a znode path below / (such as /election)`},
 		{[]string{"--lock", "/"}, `zkview: --lock: "/" is not a znode path below / (such as /election)`},
+		{[]string{"--barrier", "step"}, `zkview: --barrier: "step" is not a znode path below / (such as /election)`},
+		{[]string{"--queue", "/jobs/"}, `zkview: --queue: "/jobs/" is not a znode path below / (such as /election)`},
 		{[]string{"--servers", "nohost"}, ``},
 		{[]string{"--session-timeout", "soon"}, ``},
 		{[]string{"extra"}, `zkview: takes no arguments, got "extra" (zkview [options])`},

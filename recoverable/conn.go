@@ -161,13 +161,39 @@ func (r *RecoverableZookeeper) Close() {
 		close(r.quit)
 		id := r.conn.SessionID()
 		r.conn.Close()
-		<-r.authDone           // a pending AddAuth returns once go-zookeeper is told to quit
-		for range r.zkEvents { //nolint:revive // drained until go-zookeeper's loop ends
-		}
+		<-r.authDone // a pending AddAuth returns once go-zookeeper is told to quit
+		r.awaitLoopEnd(loopEndBound)
 		r.serverMode.wg.Wait()
 		r.log.Debug("session closed", "session", fmt.Sprintf("0x%x", id))
 		r.events.Close(SessionEvent{State: StateClosed}, time.Second)
 	})
+}
+
+// loopEndBound bounds Close's wait for go-zookeeper's connection loop to
+// end. go-zookeeper's own Close returns within about three seconds, and
+// its loop ends at once after it; but the loop can wedge for good: a
+// request sent just as the client closes may be answered three times (the
+// close's "tie", a failed write, the final flush) on a channel that holds
+// two, and the flush blocks forever (go-zookeeper v1.0.4, conn.go's
+// flushRequests). A Close that waited for it never returned.
+const loopEndBound = 10 * time.Second
+
+// awaitLoopEnd drains go-zookeeper's events until its loop ends, or for d
+// at most; then it leaves the wedged loop behind, and says so.
+func (r *RecoverableZookeeper) awaitLoopEnd(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		select {
+		case _, ok := <-r.zkEvents:
+			if !ok {
+				return
+			}
+		case <-deadline.C:
+			r.log.Warn("go-zookeeper's connection loop did not end after Close; leaving it (a known wedge of its request flush)", "waited", d)
+			return
+		}
+	}
 }
 
 // Closing reports whether Close has been called: what follows (our

@@ -120,3 +120,43 @@ func TestAnAckAfterTheSessionEndedDeletesNothing(t *testing.T) {
 		t.Fatalf("%d items left", len(left))
 	}
 }
+
+// The multi that marks a new handle's ledger for its session is applied,
+// its reply lost, and the handle cut off until that session expires: the
+// marker went with the session. An expiry is an ordinary fault, and a
+// `zkqueue take` must not fail on one: New marks the ledger for the new
+// session and opens, and the handle works.
+func TestAnOpenAcrossASessionExpiryOpens(t *testing.T) {
+	t.Parallel()
+	path := zktest.Path(t)
+	server := zktest.Shared(t).Servers()
+	proxy := zktest.NewProxy(t, server[0])
+	rz := zktest.Connect(t, []string{proxy.Addr()}, sessionTimeout, patient())
+	sid := rz.SessionID()
+	applied, restore := loseNextMulti(proxy)
+	opened := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		q, err := queue.New(ctx, rz, path)
+		if err == nil {
+			err = q.Close(ctx)
+		}
+		opened <- err
+	}()
+	<-applied
+	proxy.Reset()
+	time.Sleep(rz.SessionTimeout() + zktest.TickTime + electiontest.Slack)
+	restore()
+	if err := <-opened; err != nil {
+		t.Fatalf("open across an expiry: %v", err)
+	}
+	if rz.SessionID() == sid {
+		t.Fatalf("session %#x did not expire", sid)
+	}
+	q := open(t, rz, path)
+	put(t, q, "after", 0)
+	if it := take(t, q, 10*time.Second); string(it.Value) != "after" {
+		t.Fatalf("took %q", it.Value)
+	}
+}

@@ -84,3 +84,9 @@ func list(t *testing.T, rz *recoverable.RecoverableZookeeper, path string) []que
 
 // quietLog discards the log, for examples and benchmarks.
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// patient retries for as long as a test's cut lasts, so that a call made
+// across it settles rather than giving up.
+func patient() recoverable.Option {
+	return recoverable.WithRetry(recoverable.RetryCounterFactory{MaxRetries: 1000, Interval: 50 * time.Millisecond, MaxSleep: 200 * time.Millisecond})
+}

@@ -63,13 +63,14 @@ var errLedgerGone = errors.New("queue: our ledger was reaped while our session w
 
 // openLedger creates a ledger under dir, named with a GUID, so that a
 // create that meets node-exists after a lost reply met our own, and marks
-// it for our session.
+// it for the session held once that is done: a session that ends while
+// the handle opens is an ordinary fault, marked past as every write does.
 func openLedger(ctx context.Context, rz *recoverable.RecoverableZookeeper, dir string, acl []zk.ACL, log *slog.Logger) (*ledger, error) {
 	l := &ledger{rz: rz, dir: dir, acl: acl, log: log}
 	if err := l.create(ctx); err != nil {
 		return nil, err
 	}
-	return l, l.mark(ctx)
+	return l, l.ready(ctx)
 }
 
 // create makes a new ledger znode, at version 0, carrying our grace.

@@ -81,8 +81,9 @@ func (l *ledger) sessionMarker() (string, int64, error) {
 	return l.marker, l.markerSession, nil
 }
 
-// errSessionMoved asks a take to start again on the new session.
-var errSessionMoved = errors.New("queue: the session changed while claiming")
+// errSessionMoved asks for the marking (ready), or a take, to start again
+// on the new session; it never leaves the package.
+var errSessionMoved = errors.New("queue: the session changed while marking or claiming")
 
 // remove settles, then deletes the session's marker and the ledger.
 func (l *ledger) remove(ctx context.Context) error {

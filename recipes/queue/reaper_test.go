@@ -34,8 +34,7 @@ func TestAReaperSparesALedgerForItsGrace(t *testing.T) {
 			other := open(t, connect(t, server), path)
 			rz := connect(t, server)
 			proxy := zktest.NewProxy(t, server[0])
-			patient := recoverable.WithRetry(recoverable.RetryCounterFactory{MaxRetries: 1000, Interval: 50 * time.Millisecond, MaxSleep: 200 * time.Millisecond})
-			taker := zktest.Connect(t, []string{proxy.Addr()}, tc.session, patient)
+			taker := zktest.Connect(t, []string{proxy.Addr()}, tc.session, patient())
 			before := ledgers(t, rz, path)
 			q := open(t, taker, path)
 			mine := slices.DeleteFunc(ledgers(t, rz, path), func(l string) bool { return slices.Contains(before, l) })
@@ -80,6 +79,9 @@ func TestAReaperSparesALedgerForItsGrace(t *testing.T) {
 			now := ledgers(t, rz, path)
 			if slices.Contains(now, mine[0]) == tc.reaped || len(now) != len(before)+1 {
 				t.Fatalf("ledgers %v (before the taker %v, the taker's %s)", now, before, mine[0])
+			}
+			if it := take(t, q, 10*time.Second); string(it.Value) != "next" {
+				t.Fatalf("took %q, want the taker's own next", it.Value) // and leave the path empty for -count
 			}
 		})
 	}

@@ -170,8 +170,8 @@ lint: vet staticcheck shellcheck sizecheck
 JOBS ?= 2
 PARALLEL ?= 6
 ALONE := /cmd/speaker/internal/chaos(/.*)?$$|/cmd/zkbarrier$$|/cmd/speaker/internal/bench$$|/recipes/(group|barrier|queue|config)$$|/cmd/zk(group|queue)$$|/cmd/speaker/internal/timeline$$
-FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$,/recipes/lock$$
-LIGHT := /docs/|/internal/(broadcast|cmdline|election|ensemble|faultproxy|metrics|monotonic|reason|usage)$$|/internal/testkit/(electiontest|leakcheck|metricstest|prebuilt|sabotage|sabotage/prebuild|sizecheck|testrun)$$|/cmd/zkview/internal/(browser|page|snapshot)$$|/cmd/seqid/internal/|/cmd/speaker/internal/status$$|^zkspeaker/speaker$$
+FIRST := /cmd/speaker$$,/cmd/seqid$$,/cmd/zkview$$,/recoverable$$,/nodemonitor$$,/recipes/sequence$$,/znodemonitor$$,/internal/testkit/zktest$$,/internal/testkit/scripttest$$,/recipes/lock$$,^zkspeaker/speaker$$
+LIGHT := /docs/|/internal/(broadcast|cmdline|election|ensemble|faultproxy|metrics|monotonic|reason|usage)$$|/internal/testkit/(electiontest|leakcheck|metricstest|prebuilt|sabotage|sabotage/prebuild|sizecheck|testrun)$$|/cmd/zkview/internal/(browser|page|snapshot)$$|/cmd/seqid/internal/|/cmd/speaker/internal/status$$
 TESTLOG ?=
 MAKEFILE_DIR := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 # The commands are built once for the run into TESTBIN, plain, and zkconfig

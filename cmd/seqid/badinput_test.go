@@ -96,7 +96,7 @@ func TestBadInput(t *testing.T) {
 // session timeout asked for.
 func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 	t.Parallel()
-	code, _, stderr := seqid(t, "list", "-s", server(t), "--session-timeout", "100ms")
+	code, _, stderr := seqid(t, "list", "-s", server(t), "--session-timeout", zktest.BelowMinSession)
 	if code != 0 || !strings.Contains(stderr, zktest.RaisedWarning) {
 		t.Fatalf("list: exit %d, stderr %q; want 0 and %s", code, stderr, zktest.RaisedWarning)
 	}

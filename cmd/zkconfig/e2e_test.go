@@ -107,7 +107,7 @@ func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 	t.Parallel()
 	dir := fresh("/t/granted")
 	for _, args := range [][]string{{"set", "motd", "hi"}, {"get", "motd"}} {
-		args = append([]string{args[0], "--servers", server(t), "--path", dir, "--session-timeout", "100ms"}, args[1:]...)
+		args = append([]string{args[0], "--servers", server(t), "--path", dir, "--session-timeout", zktest.BelowMinSession}, args[1:]...)
 		if r := mustRun(t, args...); !strings.Contains(r.stderr, zktest.RaisedWarning) {
 			t.Errorf("zkconfig %q: stderr %q, want %s", args, r.stderr, zktest.RaisedWarning)
 		}

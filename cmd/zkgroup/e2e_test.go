@@ -161,9 +161,9 @@ func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 	needServer(t)
 	rz := admin(t)
 	t.Cleanup(func() { removeAll(rz, "/t-granted") })
-	out, errOut, code := run(t, "create", "-s", servers[0], "--session-timeout", "100ms", "t-granted")
+	out, errOut, code := run(t, "create", "-s", servers[0], "--session-timeout", zktest.BelowMinSession, "t-granted")
 	want := zktest.RaisedWarning
 	if code != 0 || out != "created /t-granted\n" || !strings.Contains(errOut, want) {
-		t.Fatalf("create with --session-timeout 100ms: status %d, stdout %q, stderr %q; want 0, created, and a warning with %s", code, out, errOut, want)
+		t.Fatalf("create with --session-timeout %s: status %d, stdout %q, stderr %q; want 0, created, and a warning with %s", zktest.BelowMinSession, code, out, errOut, want)
 	}
 }

@@ -28,12 +28,12 @@ func TestNoZooKeeperIsSaidWhileWaiting(t *testing.T) {
 func TestGrantedSessionTimeoutIsWarnedAbout(t *testing.T) {
 	t.Parallel()
 	cluster := zktest.Shared(t)
-	p := zktest.Run(t, zklockBin(t), "--servers", cluster.ConnString(), "--session-timeout", "100ms", "--path", zktest.Path(t), "--", "true")
+	p := zktest.Run(t, zklockBin(t), "--servers", cluster.ConnString(), "--session-timeout", zktest.BelowMinSession, "--path", zktest.Path(t), "--", "true")
 	if code := wait(t, p, 15*time.Second); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s", code, p.Stderr())
 	}
 	want := `level=WARN msg="the server raised our session timeout to the shortest it allows"`
-	if !strings.Contains(p.Stderr(), want) || !strings.Contains(p.Stderr(), "asked=100ms granted=400ms") {
-		t.Fatalf("stderr, want a warning with asked=100ms granted=400ms:\n%s", p.Stderr())
+	if !strings.Contains(p.Stderr(), want) || !strings.Contains(p.Stderr(), "asked=300ms granted=400ms") {
+		t.Fatalf("stderr, want a warning with asked=300ms granted=400ms:\n%s", p.Stderr())
 	}
 }

@@ -20,7 +20,7 @@
 // that hold real processes to bounds, only beside one another. The
 // -prepare command (sh -c) runs from the start, and the -alone packages
 // start once it has ended; with -prelink, their test binaries are linked
-// beforehand too, at the lowest CPU priority. With -log, each package's
+// beforehand too, at a low CPU priority. With -log, each package's
 // JSON events are kept in DIR, and -report reads them back to print the
 // summary again.
 package main

@@ -58,7 +58,8 @@ func splitFlags(flags []string) (build, run []string, ok bool) {
 }
 
 // prelink links the test binary of each of pkgs into dir, one at a time,
-// at the CPU priority nice (19: the lowest, beside the tests). A package that has no tests, or whose link
+// at the CPU priority nice (lightNice beside the tests: above the
+// linters' 19, which would starve it until the soaks are due). A package that has no tests, or whose link
 // fails, is left to go test, which reports it as it would anyway.
 func prelink(moduleDir, dir string, pkgs, testFlags []string, nice int) (*prelinked, error) {
 	build, run, ok := splitFlags(testFlags)
@@ -94,7 +95,7 @@ func prelinkOrSay(cfg runConfig, pkgs []string, mu *sync.Mutex) *prelinked {
 	if cfg.prelink == "" {
 		return nil
 	}
-	p, err := prelink(cfg.dir, cfg.prelink, pkgs, cfg.testFlags, 19)
+	p, err := prelink(cfg.dir, cfg.prelink, pkgs, cfg.testFlags, lightNice)
 	if err != nil {
 		mu.Lock()
 		fmt.Println("testrun: -prelink:", err)

@@ -12,7 +12,7 @@ import (
 
 // preparation is the -prepare command: started with the first packages,
 // and waited for before the alone packages start. make test builds the
-// soaks' broken builds so, at the lowest CPU priority, while the first
+// soaks' broken builds so, at a low CPU priority, while the first
 // packages' tests mostly wait: built when the soaks start, a dozen builds
 // beside a dozen soaks took 40 s, and the broken builds' soaks waited.
 type preparation struct {

@@ -1,7 +1,7 @@
 // Command prebuild builds every build of sabotage.Catalog (the chaos
 // soaks' broken builds and test programs) into DIR, make test's
 // bin/test-commands/sabotage, where sabotage.Built finds them. make test
-// runs it at the lowest CPU priority beside the first packages' tests
+// runs it at a low CPU priority (nice 10) beside the first packages' tests
 // (testrun -prepare), and the soaks start once it has ended.
 //
 // Usage:

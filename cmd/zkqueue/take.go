@@ -97,7 +97,7 @@ func takeOne(ctx context.Context, cfg config, q *queue.Queue, out *bufio.Writer,
 		return nil
 	}
 	if errors.Is(err, queue.ErrUnsettled) {
-		cfg.log.Warn("the Ack's reply was lost and ZooKeeper did not answer in time: the item may be deleted, or back in the queue", "item", it.Name, "value", string(it.Value))
+		cfg.log.Warn("the Ack's reply was lost and whether it went in is not known: the item may be deleted, or back in the queue", "item", it.Name, "value", string(it.Value))
 	}
 	if err != nil {
 		return err

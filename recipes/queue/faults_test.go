@@ -160,3 +160,46 @@ func TestAnOpenAcrossASessionExpiryOpens(t *testing.T) {
 		t.Fatalf("took %q", it.Value)
 	}
 }
+
+// As above, but the first consumer stays cut off until another handle has
+// reaped its ledger, and sends its Ack before it is back: its client still
+// holds the old session, so the Ack goes out on the session that made the
+// claim, and is answered on a new one, where neither the ledger nor its
+// marker is left. The ledger cannot say whether the Ack went in; the item
+// can: it is still in the queue, claimed by the second consumer, and the
+// Ack would have deleted it. So the Ack is ErrClaimLost, not ErrUnsettled.
+func TestAnAckAfterItsLedgerWasReapedIsClaimLost(t *testing.T) {
+	t.Parallel()
+	path := zktest.Path(t)
+	server := zktest.Shared(t).Servers()
+	proxy := zktest.NewProxy(t, server[0])
+	rz := connect(t, server)
+	first := open(t, zktest.Connect(t, []string{proxy.Addr()}, sessionTimeout, patient()), path, queue.WithDelivery(queue.AtLeastOnce))
+	mine := ledgers(t, rz, path)
+	second := open(t, rz, path, queue.WithDelivery(queue.AtLeastOnce)) // it reaps
+	put(t, second, "job", 0)
+
+	it := take(t, first, 10*time.Second)
+	proxy.Reset() // cut off until its session expires, and past its grace
+	theirs := take(t, second, 3*sessionTimeout+electiontest.Slack)
+	gone(t, rz, path, mine[0], 4*sessionTimeout+zktest.TickTime+2*electiontest.Slack)
+	acked := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		acked <- it.Ack(ctx)
+	}()
+	time.Sleep(sessionTimeout / 4) // the Ack goes out while cut off
+	proxy.Restore()
+	if err := <-acked; !errors.Is(err, queue.ErrClaimLost) {
+		t.Fatalf("the Ack sent while its ledger was gone: %v, want ErrClaimLost", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := theirs.Ack(ctx); err != nil {
+		t.Fatalf("the second consumer's Ack: %v", err)
+	}
+	if left := list(t, rz, path); len(left) != 0 {
+		t.Fatalf("%d items left", len(left))
+	}
+}

@@ -117,7 +117,7 @@ func (l *ledger) write(ctx context.Context, ops ...any) ([]zk.MultiResponse, err
 		// Only a session that ended, and a handle away for longer than
 		// its grace after that, lose the answer: never guessed.
 		l.markerSession = 0
-		l.log.Warn("a write's reply was lost and our ledger was reaped while our session was gone: whether it went in will never be known", "ledger", l.path, "error", err)
+		l.log.Warn("a write's reply was lost and our ledger was reaped while our session was gone: the ledger cannot say whether it went in", "ledger", l.path, "error", err)
 		return nil, fmt.Errorf("%w: %w", ErrUnsettled, serr)
 	}
 	if serr != nil {

@@ -32,14 +32,19 @@ import (
 // ErrClosed is returned by a Queue's calls after Close.
 var ErrClosed = errors.New("queue: closed")
 
-// ErrUnsettled means a write's reply was lost and the context ended before
-// the ledger could say whether it applied. The next call on the Queue, or
-// Close, settles it and logs the answer; the caller must not assume either.
+// ErrUnsettled means a write's reply was lost and its outcome is not known.
+// Either the context ended before the ledger could say whether it applied
+// (the next call on the Queue, or Close, settles it and logs the answer),
+// or the ledger was reaped while the handle was away past its grace, and
+// nothing else can tell (an Ack whose item is still there is ErrClaimLost
+// instead). The caller must not assume either outcome.
 var ErrUnsettled = errors.New("queue: outcome unknown until the ledger is read")
 
 // ErrClaimLost means an AtLeastOnce item's claim ended before Ack: the
 // session that held it expired, so the item went back to the queue and
-// another consumer may take it. Nothing was deleted.
+// another consumer may take it. Nothing was deleted: the Ack did not go
+// in, as its marker was gone, or its ledger was and the item is still
+// there.
 var ErrClaimLost = errors.New("queue: the claim on the item was lost; it is back in the queue")
 
 // ErrInvalid is wrapped by every error about an argument (a priority out

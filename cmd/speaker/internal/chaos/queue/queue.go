@@ -2,7 +2,8 @@
 // one item a run, `zkqueue put`, again and again, each item's value its
 // producer's name and run ("p1-7"), and consumers (c1…) that take at least
 // once with `zkqueue take --follow --work`, printing each value before
-// they acknowledge it. The consumers' values go to out.txt as lines
+// they acknowledge it. Before any process starts, the operator puts a
+// backlog ("operator-1"…, backlog.go), for the order check to judge. The consumers' values go to out.txt as lines
 // "<time> c2 <n> took=p1-7"; the producers' and consumers' logs say which
 // puts were acknowledged and which items acknowledged (record.go), and
 // the queue is listed once every process has ended. At the end the
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -92,10 +94,15 @@ func argv(c *chaos.Config, name, servers string, rng *rand.Rand, life int) []str
 	return append(append([]string{"take"}, common...), "--follow", "--delivery", "at-least-once", "--work", work.String(), path)
 }
 
-// begin opens the sink of the consumers' values, and keeps the
-// operator's client for the look at the queue at the end.
-func begin(_ context.Context, env *chaos.Env) (*chaos.Running, error) {
+// begin puts the backlog (backlog.go), opens the sink of the consumers'
+// values, and keeps the operator's client for the look at the queue at
+// the end.
+func begin(ctx context.Context, env *chaos.Env) (*chaos.Running, error) {
 	c := env.Config()
+	backlog, err := putBacklog(ctx, env)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(c.Out(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -114,6 +121,7 @@ func begin(_ context.Context, env *chaos.Env) (*chaos.Running, error) {
 		Record: func() any {
 			left, ledgers, err := leftInQueue(env)
 			r := readRecord(c.Dir, names, left, err)
+			r.Puts = slices.Concat(backlog, r.Puts) // put before every other
 			r.Ledgers = ledgers
 			return r
 		},
@@ -137,8 +145,9 @@ func (k *tookSink) Line(name string, n uint64, at time.Time, text string) {
 // summary is the report's line of what the processes did.
 func summary(in chaos.Input, rep chaos.Report) string {
 	r := record(in)
-	return fmt.Sprintf("puts acknowledged %d, takes %d, items acknowledged %d, claims lost %d, left in the queue %d",
-		len(r.Puts), rep.Lines, len(r.Acks), len(r.Lost), len(r.Left))
+	produced, backlog := puts(r)
+	return fmt.Sprintf("puts acknowledged %d, takes %d, items acknowledged %d, claims lost %d, left in the queue %d, a backlog of %d put before the start",
+		produced, rep.Lines, len(r.Acks), len(r.Lost), len(r.Left), backlog)
 }
 
 // words are the queue's: consumers and items taken.

@@ -35,7 +35,7 @@ func TestSemaphoreSoak(t *testing.T) {
 // leases' rule admit one holder more than the leases.
 func TestSemaphoreSoakCatchesOneHolderTooMany(t *testing.T) {
 	t.Parallel()
-	chaostest.MustFail(t, chaos.Config{Recipe: Name, Seed: 42, Duration: 10 * time.Second, Speakers: 4, Policy: "at-most-one",
+	chaostest.MustFail(t, chaos.Config{Recipe: Name, Seed: 42, Duration: 10 * time.Second, Speakers: 6, Policy: "at-most-one",
 		Servers: 1, Kinds: []chaos.Kind{chaos.Term}, Speaker: chaostest.Build(t, sabotage.Leases, "zklock")}, TooMany, lock.Counted(TooMany))
 }
 

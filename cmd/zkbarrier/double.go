@@ -61,9 +61,21 @@ func runDouble(c *cli.Context) error {
 		}
 		return cmdline.ExplainNoAuth(err)
 	}
+	// From here on, signals go to CMD (execute). Its channel listens
+	// before ctx's stops, so that no signal falls between them; one that
+	// ctx took as all came in means CMD never starts.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	interrupted := ctx.Err() != nil // before stop, which cancels ctx
+	stop()
+	if interrupted {
+		log.Info("asked to stop as all came in: not starting CMD; our member znode goes as our session closes")
+		abandon(b)
+		return cli.Exit("zkbarrier: interrupted before CMD started", 130)
+	}
 	log.Info("all are in: starting CMD", "count", cfg.count, "round", b.Round(), "cmd", cfg.argv[0])
-	stop() // from now on, signals go to CMD (execute)
-	status, asked := execute(b, cfg)
+	status, asked := execute(b, cfg, signals)
 	if asked {
 		return quit(b, cfg, status)
 	}
@@ -77,13 +89,19 @@ func runDouble(c *cli.Context) error {
 // ended, as the rule wants of every member they leave behind.
 func quit(b *barrier.DoubleBarrier, cfg config, status int) error {
 	cfg.log.Info("asked to stop: CMD ended; not waiting for the others to leave, our member znode goes as our session closes", "cmd_status", status)
-	now, cancel := context.WithCancel(context.Background())
-	cancel()
-	_ = b.Leave(now) // ends the DoubleBarrier's guard; deletes nothing
+	abandon(b)
 	if status != 0 {
 		return cli.Exit("", status)
 	}
 	return nil
+}
+
+// abandon ends b's guard without leaving: a Leave whose context is done
+// deletes nothing, and our member znode goes as our session closes.
+func abandon(b *barrier.DoubleBarrier) {
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = b.Leave(now)
 }
 
 // closeTimeout bounds the close of the session on the way out: cut off
@@ -133,18 +151,16 @@ func leave(b *barrier.DoubleBarrier, cfg config, status int) error {
 }
 
 // execute runs CMD until it exits, and returns its status, and whether
-// zkbarrier was asked to stop meanwhile. Signals to zkbarrier go on to CMD, and CMD gets SIGTERM when our place inside is
+// zkbarrier was asked to stop meanwhile. The signals to zkbarrier
+// (signals) go on to CMD, and CMD gets SIGTERM when our place inside is
 // lost: the others no longer wait for it. CMD gets SIGKILL should
 // zkbarrier die (the parent-death signal), so that a killed member's CMD
 // does not run on unseen.
-func execute(b *barrier.DoubleBarrier, cfg config) (status int, asked bool) {
+func execute(b *barrier.DoubleBarrier, cfg config, signals <-chan os.Signal) (status int, asked bool) {
 	cmd := exec.Command(cfg.argv[0], cfg.argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "ZKBARRIER_PATH="+cfg.path, "ZKBARRIER_MEMBER="+b.Member(), "ZKBARRIER_ROUND="+strconv.FormatInt(b.Round(), 10))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
 	if err := cmd.Start(); err != nil {
 		cfg.log.Error("cannot start CMD", "error", err)
 		return 1, false

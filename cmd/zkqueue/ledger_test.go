@@ -2,10 +2,13 @@ package main_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"zkspeaker/internal/testkit/electiontest"
 	"zkspeaker/internal/testkit/zktest"
@@ -103,6 +106,9 @@ func tree(t *testing.T, rz *recoverable.RecoverableZookeeper, path string) []str
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	children, err := rz.Children(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // deleted since its parent was listed: a reaper at work
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

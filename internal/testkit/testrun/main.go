@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-light REGEXP] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-prepare CMD] [-prelink DIR] [-slowest N] [-log DIR] [-- go test flags]
+//	testrun [-dir DIR] [-jobs N] [-first REGEXP,...] [-light REGEXP] [-alone REGEXP] [-alone-jobs N] [-alone-parallel N] [-narrow REGEXP] [-narrow-parallel N] [-prepare CMD] [-prelink DIR] [-slowest N] [-log DIR] [-- go test flags]
 //	testrun -report DIR
 //
 // Packages matching -first start before the others, in the order of its
@@ -19,8 +19,10 @@
 // says more): the soaks, which load the machine, never run beside tests
 // that hold real processes to bounds, only beside one another. The
 // -prepare command (sh -c) runs from the start, and the -alone packages
-// start once it has ended; with -prelink, their test binaries are linked
-// beforehand too, at a low CPU priority. With -log, each package's
+// start once it has ended. Packages matching -narrow run only
+// -narrow-parallel of their tests at once: the soaks, each of which loads
+// the machine by itself. With -prelink, the -alone packages' test
+// binaries are linked beforehand, at a low CPU priority. With -log, each package's
 // JSON events are kept in DIR, and -report reads them back to print the
 // summary again.
 package main
@@ -41,6 +43,8 @@ func main() {
 	light := flag.String("light", "", "packages (a regular expression) of short unit tests, tested one at a time beside the others at a low CPU priority")
 	alone := flag.String("alone", "", "packages (a regular expression) tested after the others, -alone-jobs at a time")
 	aloneJobs := flag.Int("alone-jobs", 1, "with -alone: those packages tested at once")
+	narrow := flag.String("narrow", "", "packages (a regular expression) whose tests run -narrow-parallel at a time, whatever go test's -parallel")
+	narrowN := flag.Int("narrow-parallel", 2, "with -narrow: how many of those packages' tests run at once")
 	aloneParallel := flag.Int("alone-parallel", 0, "with -alone: go test's -parallel for those packages (0: the same as the others)")
 	slowest := flag.Int("slowest", 20, "how many of the slowest tests to list")
 	logDir := flag.String("log", "", "keep each package's go test -json events in this folder")
@@ -76,7 +80,7 @@ func main() {
 	if *aloneParallel > 0 {
 		aloneArgs = []string{fmt.Sprintf("-parallel=%d", *aloneParallel)}
 	}
-	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep, prelink: *prelinkDir, light: lightRE})
+	results, err := run(runConfig{dir: *dir, jobs: *jobs, first: firstREs, alone: aloneRE, aloneJobs: *aloneJobs, aloneArgs: aloneArgs, logDir: *logDir, testFlags: flag.Args(), prepare: *prep, prelink: *prelinkDir, light: lightRE, narrow: compile("narrow", *narrow), narrowN: *narrowN})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testrun:", err)
 		os.Exit(1)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,5 +64,19 @@ func TestALightPackageRunsNiced(t *testing.T) {
 	r := testPackage(runConfig{dir: "../../..", nice: lightNice, testFlags: []string{"-count=1"}}, pkg)
 	if !r.passed || len(r.tests) != 1 {
 		t.Errorf("result: passed %v, tests %v, output %v, stray %q", r.passed, r.tests, r.output["TestPasses"], r.stray.String())
+	}
+}
+
+// A narrow package's tests run -narrow-parallel at a time, whatever the
+// -parallel before; the others keep theirs.
+func TestANarrowPackageRunsFewTestsAtOnce(t *testing.T) {
+	t.Parallel()
+	cfg := runConfig{testFlags: []string{"-parallel", "6"}, aloneArgs: []string{"-parallel=12"}, narrow: regexp.MustCompile(`/chaos/`), narrowN: 1}
+	extra, flags := cfg.flagsFor("m/chaos/lock")
+	if !slices.Equal(extra, []string{"-parallel=12", "-parallel=1"}) || !slices.Equal(flags, []string{"-parallel", "6", "-parallel=1"}) {
+		t.Errorf("narrow: %q, %q", extra, flags)
+	}
+	if extra, flags := cfg.flagsFor("m/recipes/lock"); !slices.Equal(extra, cfg.aloneArgs) || !slices.Equal(flags, cfg.testFlags) {
+		t.Errorf("not narrow: %q, %q", extra, flags)
 	}
 }

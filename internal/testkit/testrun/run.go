@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,8 @@ type runConfig struct {
 	linked    *prelinked
 	light     *regexp.Regexp // tested in a lane of their own beside the others, at nice lightNice
 	nice      int            // the CPU priority of go test and what it starts (0: as testrun's)
+	narrow    *regexp.Regexp // packages whose tests run narrowParallel at a time
+	narrowN   int
 }
 
 // lightNice is the light lane's CPU priority: its unit tests take the CPU
@@ -173,9 +176,10 @@ func runAll(cfg runConfig, pkgs []string, jobs int, mu *sync.Mutex, drained chan
 
 // testPackage runs go test -json on one package and reads its events.
 func testPackage(cfg runConfig, pkg string) *result {
-	cmd := cfg.linked.command(pkg, cfg.aloneArgs)
+	extra, testFlags := cfg.flagsFor(pkg)
+	cmd := cfg.linked.command(pkg, extra)
 	if cmd == nil {
-		args := append(append([]string{"go", "test", "-json"}, cfg.testFlags...), pkg)
+		args := append(append([]string{"go", "test", "-json"}, testFlags...), pkg)
 		if cfg.nice != 0 {
 			args = append([]string{"nice", "-n", strconv.Itoa(cfg.nice)}, args...)
 		}
@@ -216,6 +220,18 @@ func testPackage(cfg runConfig, pkg string) *result {
 	r.stray.Write(stderr.Bytes())
 	r.passed = err == nil && len(r.failed) == 0
 	return r
+}
+
+// flagsFor is the flags pkg is tested with: -alone's extra ones and go
+// test's, each ending with -narrow's -parallel when pkg matches it.
+func (cfg runConfig) flagsFor(pkg string) (extra, testFlags []string) {
+	extra, testFlags = cfg.aloneArgs, cfg.testFlags
+	if cfg.narrow != nil && cfg.narrow.MatchString(pkg) {
+		n := fmt.Sprintf("-parallel=%d", max(cfg.narrowN, 1))
+		extra = append(slices.Clone(extra), n)
+		testFlags = append(slices.Clone(testFlags), n)
+	}
+	return extra, testFlags
 }
 
 // readEvents fills r from a stream of go test -json events.

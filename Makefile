@@ -100,7 +100,7 @@ shellcheck:
 sizecheck:
 	$(GO) run ./internal/testkit/sizecheck
 
-## test: everything, against real ZooKeeper servers (about 4 minutes on 2 cores)
+## test: everything, against real ZooKeeper servers (about 3½ minutes on 2 cores)
 # The linters run beside the tests at the lowest CPU priority: the tests
 # mostly wait, and leave a core idle that the linters fill, while a test
 # process that wakes takes the CPU from them at once.

@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"slices"
+	"sort"
 	"time"
 
 	"zkspeaker/cmd/speaker/internal/chaos"
@@ -34,17 +36,20 @@ import (
 // left unsettled) are required of nobody, and a put's reply settled by the
 // ledger names no item: neither is an a. Both may still be a b.
 
-// outOfOrder finds the takes that passed over an item before them.
+// outOfOrder finds the takes that passed over an item before them. The
+// moments are worked out once (ordering), so that a ten-minute soak's
+// thousands of takes and puts are judged in a take-by-put pass.
 func outOfOrder(in chaos.Input, r Record) chaos.Section {
 	s := chaos.Section{What: OutOfOrder, Mark: "out of order"}
 	lag := in.Session + in.Slack
+	o := newOrdering(r)
 	for _, b := range r.Takes {
 		if b.Item == "" {
 			continue
 		}
-		began := done(r, b.Name, b.At)
+		began := o.done(b.Name, b.At)
 		for _, a := range r.Puts {
-			if a.Item == "" || a.Item >= b.Item || !a.At.Before(began.Add(-lag)) || claimedBefore(r, a.Item, b.At) {
+			if a.Item == "" || a.Item >= b.Item || !a.At.Before(began.Add(-lag)) || o.claimedBefore(a.Item, b.At) {
 				continue
 			}
 			if anyHit(in, began.Add(-(2*in.Session + 2*in.Tick + in.Slack)), b.At.Add(in.Slack)) {
@@ -58,28 +63,48 @@ func outOfOrder(in chaos.Input, r Record) chaos.Section {
 	return s
 }
 
-// done is when name's item before t was done with (acknowledged, its
-// claim lost, or its Ack left unknown): its next Take began after that.
-// The zero time when there was none.
-func done(r Record, name string, t time.Time) time.Time {
-	var last time.Time
+// ordering holds, for each consumer, the moments its items were done with
+// (acknowledged, their claim lost, or their Ack left unknown), in time
+// order, and for each item the earliest moment a take of it may have
+// claimed it.
+type ordering struct {
+	doneAt  map[string][]time.Time
+	claimed map[string]time.Time
+}
+
+func newOrdering(r Record) *ordering {
+	o := &ordering{doneAt: map[string][]time.Time{}, claimed: map[string]time.Time{}}
 	for _, es := range [][]Event{r.Acks, r.Lost, r.Unsettled} {
 		for _, e := range es {
-			if e.Name == name && e.At.Before(t) && e.At.After(last) {
-				last = e.At
-			}
+			o.doneAt[e.Name] = append(o.doneAt[e.Name], e.At)
 		}
 	}
-	return last
+	for _, ts := range o.doneAt {
+		slices.SortFunc(ts, time.Time.Compare)
+	}
+	for _, e := range r.Takes {
+		began := o.done(e.Name, e.At)
+		if c, ok := o.claimed[e.Item]; !ok || began.Before(c) {
+			o.claimed[e.Item] = began
+		}
+	}
+	return o
+}
+
+// done is when name's item before t was done with: its next Take began
+// after that. The zero time when there was none.
+func (o *ordering) done(name string, t time.Time) time.Time {
+	ts := o.doneAt[name]
+	i := sort.Search(len(ts), func(i int) bool { return !ts[i].Before(t) })
+	if i == 0 {
+		return time.Time{}
+	}
+	return ts[i-1]
 }
 
 // claimedBefore says whether a consumer's take of the item may have
 // claimed it before t: the take's Take began before t.
-func claimedBefore(r Record, item string, t time.Time) bool {
-	for _, e := range r.Takes {
-		if e.Item == item && done(r, e.Name, e.At).Before(t) {
-			return true
-		}
-	}
-	return false
+func (o *ordering) claimedBefore(item string, t time.Time) bool {
+	c, ok := o.claimed[item]
+	return ok && c.Before(t)
 }

@@ -29,6 +29,12 @@ func runDouble(c *cli.Context) error {
 	}
 	log := cfg.log.With("name", cfg.name)
 	cfg.log = log
+	// Held until we return, after the session's close: a signal between
+	// one phase's listener and the next, or during the close, would
+	// otherwise end the process outright, its close cut short.
+	held := make(chan os.Signal, 1)
+	signal.Notify(held, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(held)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	ms, err := metrics.Listen(cfg.metrics, log) // first: a port in use starts nothing

@@ -251,3 +251,24 @@ func (r *RecoverableZookeeper) Sync(ctx context.Context, path string) error {
 	})
 	return wrap("sync", path, err)
 }
+
+// ChildrenOrCreationW lists path's children with a watch on the list, as
+// ChildrenW does; when path does not exist, it reports so (exists false,
+// no children) with a watch that fires when path is made. Readers that
+// follow a znode which may come and go (a recipe's inspect, zkview) need
+// a watch either way; a path made between the two reads is listed again.
+func (r *RecoverableZookeeper) ChildrenOrCreationW(ctx context.Context, path string) (children []string, exists bool, wake <-chan zk.Event, err error) {
+	for {
+		children, wake, err := r.ChildrenW(ctx, path)
+		if !errors.Is(err, zk.ErrNoNode) {
+			return children, err == nil, wake, err
+		}
+		ok, _, wake, err := r.ExistsW(ctx, path)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		if !ok {
+			return nil, false, wake, nil
+		}
+	}
+}

@@ -63,27 +63,18 @@ func (v View) Waiting() int {
 // only reads, so anyone may run it, and leaves one watch per look.
 func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) (View, <-chan zk.Event, error) {
 	v := View{Path: path}
-	for {
-		children, wake, err := rz.ChildrenW(ctx, path)
-		if errors.Is(err, zk.ErrNoNode) {
-			ok, _, wake, err := rz.ExistsW(ctx, path)
-			if err != nil || ok {
-				if ok {
-					continue // set between the two calls
-				}
-				return v, nil, fmt.Errorf("barrier: inspect %s: %w", path, err)
-			}
-			return v, wake, nil
-		}
-		if err != nil {
-			return v, nil, fmt.Errorf("barrier: inspect %s: %w", path, err)
-		}
-		v.Exists = true
-		if err := v.read(ctx, rz, children); err != nil {
-			return v, nil, fmt.Errorf("barrier: inspect %s: %w", path, err)
-		}
+	children, exists, wake, err := rz.ChildrenOrCreationW(ctx, path)
+	if err != nil {
+		return v, nil, fmt.Errorf("barrier: inspect %s: %w", path, err)
+	}
+	if !exists {
 		return v, wake, nil
 	}
+	v.Exists = true
+	if err := v.read(ctx, rz, children); err != nil {
+		return v, nil, fmt.Errorf("barrier: inspect %s: %w", path, err)
+	}
+	return v, wake, nil
 }
 
 // read fills the count, the open round and the members from the znodes

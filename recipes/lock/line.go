@@ -148,42 +148,33 @@ func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path str
 // creation when it is missing (an empty line), and one on each holder's
 // data, where a revoke request lands.
 func readLine(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, leases int) ([]Contender, []<-chan zk.Event, error) {
-	for {
-		children, wake, err := rz.ChildrenW(ctx, path)
+	children, exists, wake, err := rz.ChildrenOrCreationW(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !exists {
+		return nil, []<-chan zk.Event{wake}, nil
+	}
+	line := nodemonitor.Line(children)
+	var out []Contender
+	wakes := []<-chan zk.Event{wake}
+	for i, c := range line {
+		holds, waits := Standing(line, i, leases)
+		data, st, marked, err := get(ctx, rz, path+"/"+c.Name, holds)
 		if errors.Is(err, zk.ErrNoNode) {
-			ok, _, wake, err := rz.ExistsW(ctx, path)
-			if err != nil || ok {
-				if ok {
-					continue
-				}
-				return nil, nil, err
-			}
-			return nil, []<-chan zk.Event{wake}, nil
+			continue // left while we looked; the watch has fired already
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		line := nodemonitor.Line(children)
-		var out []Contender
-		wakes := []<-chan zk.Event{wake}
-		for i, c := range line {
-			holds, waits := Standing(line, i, leases)
-			data, st, marked, err := get(ctx, rz, path+"/"+c.Name, holds)
-			if errors.Is(err, zk.ErrNoNode) {
-				continue // left while we looked; the watch has fired already
-			}
-			if err != nil {
-				return nil, nil, err
-			}
-			if holds {
-				wakes = append(wakes, marked)
-			}
-			name, by, revoke := ReadMark(data)
-			out = append(out, Contender{Seat: nodemonitor.Seat{Candidate: c, Data: name, Owner: st.EphemeralOwner, Czxid: st.Czxid},
-				Holds: holds, Waits: waits, Revoke: revoke, RevokeBy: by})
+		if holds {
+			wakes = append(wakes, marked)
 		}
-		return out, wakes, nil
+		name, by, revoke := ReadMark(data)
+		out = append(out, Contender{Seat: nodemonitor.Seat{Candidate: c, Data: name, Owner: st.EphemeralOwner, Czxid: st.Czxid},
+			Holds: holds, Waits: waits, Revoke: revoke, RevokeBy: by})
 	}
+	return out, wakes, nil
 }
 
 // get reads a contender's znode, and leaves a watch on its data when

@@ -78,38 +78,29 @@ func Inspect(ctx context.Context, rz *recoverable.RecoverableZookeeper, path str
 // is not seen.
 func InspectFirst(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string, n int) (View, <-chan zk.Event, error) {
 	v := View{Path: path}
-	for {
-		children, wake, err := rz.ChildrenW(ctx, path)
-		if errors.Is(err, zk.ErrNoNode) {
-			ok, _, wake, err := rz.ExistsW(ctx, path)
-			if err != nil || ok {
-				if ok {
-					continue // made between the two calls
-				}
-				return v, nil, fmt.Errorf("queue: inspect %s: %w", path, err)
-			}
-			return v, wake, nil
-		}
-		if err != nil {
-			return v, nil, fmt.Errorf("queue: inspect %s: %w", path, err)
-		}
-		v.Exists = true
-		wakes := []<-chan zk.Event{wake}
-		v.Names = items(children)
-		names := v.Names
-		if n > 0 && len(names) > n {
-			names = names[:n]
-		}
-		more, err := v.readItems(ctx, rz, names)
-		if err == nil {
-			wakes = append(wakes, more...)
-			more, err = v.readHandles(ctx, rz)
-		}
-		if err != nil {
-			return v, nil, fmt.Errorf("queue: inspect %s: %w", path, err)
-		}
-		return v, anyOf(ctx, append(wakes, more...)), nil
+	children, exists, wake, err := rz.ChildrenOrCreationW(ctx, path)
+	if err != nil {
+		return v, nil, fmt.Errorf("queue: inspect %s: %w", path, err)
 	}
+	if !exists {
+		return v, wake, nil
+	}
+	v.Exists = true
+	wakes := []<-chan zk.Event{wake}
+	v.Names = items(children)
+	names := v.Names
+	if n > 0 && len(names) > n {
+		names = names[:n]
+	}
+	more, err := v.readItems(ctx, rz, names)
+	if err == nil {
+		wakes = append(wakes, more...)
+		more, err = v.readHandles(ctx, rz)
+	}
+	if err != nil {
+		return v, nil, fmt.Errorf("queue: inspect %s: %w", path, err)
+	}
+	return v, anyOf(ctx, append(wakes, more...)), nil
 }
 
 // readItems reads each item, its value and its claim, and watches its

@@ -2,7 +2,6 @@ package live
 
 import (
 	"context"
-	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -153,24 +152,12 @@ func (h *Hub) followGroup(ctx context.Context, rz *recoverable.RecoverableZookee
 // children lists the children of path, sorted, and leaves a watch for the
 // next change of the list, or for the path's creation when it is missing.
 func children(ctx context.Context, rz *recoverable.RecoverableZookeeper, path string) ([]string, bool, <-chan zk.Event, error) {
-	for {
-		names, wake, err := rz.ChildrenW(ctx, path)
-		if errors.Is(err, zk.ErrNoNode) {
-			ok, _, wake, err := rz.ExistsW(ctx, path)
-			if err != nil || ok {
-				if ok {
-					continue // created between the two calls
-				}
-				return nil, false, nil, err
-			}
-			return []string{}, false, wake, nil
-		}
-		if err != nil {
-			return nil, false, nil, err
-		}
-		slices.Sort(names)
-		return names, true, wake, nil
+	names, exists, wake, err := rz.ChildrenOrCreationW(ctx, path)
+	if err != nil || !exists {
+		return []string{}, false, wake, err
 	}
+	slices.Sort(names)
+	return names, true, wake, nil
 }
 
 // madeAt reads when each znode was made (its ctime, in Unix milliseconds),
